@@ -58,3 +58,18 @@ def test_inspect_broken_checkpoint_reports_problem(tmp_path):
     (tmp_path/"tensors.json").write_text(json.dumps(t))
     r = run("inspect", tmp_path)
     assert r.returncode == 1 and "set head_dim=112 explicitly" in r.stderr
+
+def test_module_entry_point_for_torchrun():
+    r = subprocess.run([sys.executable, "-m", "eagle3_nb.cli", "train", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "--ttt-steps" in r.stdout
+
+def test_verify_exit_codes(tmp_path):
+    good = fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"); k2 = fixture("verifiers/Kimi-K2-Instruct.json")
+    r = run("verify", good, "--verifier", k2, "--reference", good)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (tmp_path/"config.json").write_text((good/"config.json").read_text().replace('"head_dim": 128', '"head_dim": 112'))
+    (tmp_path/"tensors.json").write_text((good/"tensors.json").read_text())
+    r = run("verify", tmp_path, "--verifier", k2, "--json")
+    j = json.loads(r.stdout)
+    assert r.returncode == 1 and not j["ok"]
+    assert any(f["where"] == "head_dim" and f["found"] == 112 and f["expected"] == 128 for f in j["findings"])
