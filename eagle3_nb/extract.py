@@ -114,6 +114,7 @@ def _hf_generate(todo, verifier, cfg):
         yield batch, [(tok.decode(o, skip_special_tokens=True).strip(), bool((o == tok.eos_token_id).any())) for o in new]
 
 def _vllm_generate(todo, verifier, cfg):
+    for k, v in {"VLLM_CPU_KVCACHE_SPACE": "2", "VLLM_LOGGING_LEVEL": "WARNING"}.items(): os.environ.setdefault(k, v)
     from vllm import LLM, SamplingParams
     llm = LLM(model=str(verifier), dtype=cfg.dtype, max_model_len=4096, enforce_eager=cfg.device == "cpu", seed=0)
     sp = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature)
