@@ -69,6 +69,7 @@ class RegenConfig:
     backend: str = "transformers" # or "vllm"
     device: str = "cpu"
     dtype: str = "float32"        # vLLM on CPU gives wrong tokens in bfloat16; float32 is safe everywhere
+    tensor_parallel_size: int = 1 # vLLM backend: GPUs a big verifier is sharded over
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"): raise ValueError(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if self.max_new_tokens < 1 or self.batch_size < 1: raise ValueError("max_new_tokens and batch_size must be >= 1")
@@ -107,7 +108,7 @@ def _hf_generate(todo, verifier, cfg):
     tok.padding_side = "left"
     for i in range(0, len(todo), cfg.batch_size):
         batch = todo[i:i + cfg.batch_size]
-        enc = tok.apply_chat_template([_first_turn(r["messages"]) for r in batch], add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True).to(cfg.device)
+        enc = tok.apply_chat_template([_first_turn(r["messages"]) for r in batch], add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True).to(model.device)
         kw = dict(do_sample=True, temperature=cfg.temperature) if cfg.temperature > 0 else dict(do_sample=False)
         with torch.no_grad(): outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens, pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
         new = outs[:, enc["input_ids"].shape[1]:]
@@ -116,7 +117,7 @@ def _hf_generate(todo, verifier, cfg):
 def _vllm_generate(todo, verifier, cfg):
     for k, v in {"VLLM_CPU_KVCACHE_SPACE": "2", "VLLM_LOGGING_LEVEL": "WARNING"}.items(): os.environ.setdefault(k, v)
     from vllm import LLM, SamplingParams
-    llm = LLM(model=str(verifier), dtype=cfg.dtype, max_model_len=4096, enforce_eager=cfg.device == "cpu", seed=0)
+    llm = LLM(model=str(verifier), dtype=cfg.dtype, max_model_len=4096, enforce_eager=cfg.device == "cpu", seed=0, tensor_parallel_size=cfg.tensor_parallel_size)
     sp = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature)
     for i in range(0, len(todo), 128):  # a chunk is the unit of resume; larger chunks batch better
         batch = todo[i:i + 128]
@@ -161,7 +162,7 @@ class ExtractConfig:
     dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training targets
     shard_size: int = 64         # samples per shard (a kill loses at most one shard of work)
     batch_size: int = 8          # samples per forward pass
-    device: str = "cpu"
+    device: str = "cpu"          # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
     def __post_init__(self):
         if self.overlong not in ("truncate", "drop"): raise ValueError(f"overlong={self.overlong!r}: choose 'truncate' or 'drop'")
         if self.dtype not in ("bfloat16", "float16", "float32"): raise ValueError(f"dtype={self.dtype!r}: choose bfloat16, float16 or float32")
@@ -219,7 +220,8 @@ def _shard(model, samples, cfg, layer_ids, V):
         b = samples[i:i + cfg.batch_size]; T = max(len(s[1]) for s in b)
         x = torch.zeros(len(b), T, dtype=torch.long); am = torch.zeros_like(x)
         for j, (_, ids, _) in enumerate(b): x[j, :len(ids)] = torch.tensor(ids); am[j, :len(ids)] = 1
-        aux, last = capture_hidden(model, x.to(cfg.device), am.to(cfg.device), layer_ids)
+        dev = model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
+        aux, last = capture_hidden(model, x.to(dev), am.to(dev), layer_ids)
         for j, (_, ids, _) in enumerate(b): aux_l.append(aux[j, :len(ids)].to("cpu", dt)); last_l.append(last[j, :len(ids)].to("cpu", dt))
     ids = torch.tensor([t for s in samples for t in s[1]]); mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
     return {"aux": torch.cat(aux_l), "last": torch.cat(last_l), "input_ids": ids, "loss_mask": mask,

@@ -59,14 +59,14 @@ def embedded_verifier(cache:str|Path|None=None, # default: `cache_dir()`
 # %% ../nbs/01a_verifier.ipynb #7adc50af
 def load_verifier(path:str|Path|None=None, # HF directory or Hub id; default: the embedded SmolLM2
                   dtype:str="float32",     # float32 on CPU; bfloat16 on GPU
-                  device:str="cpu"):
+                  device:str="cpu"):        # "cpu", "cuda", or "auto": shard a big verifier over all GPUs (device_map)
     "The verifier model (eval mode) and its tokenizer."
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     path = str(path or embedded_verifier())
     tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
-    return model, tok
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), **({"device_map": "auto"} if device == "auto" else {}))
+    return (model if device == "auto" else model.to(device)).eval(), tok
 
 def chat_ids(tok, prompt:str)->list[int]:
     "Token ids of a single-turn chat prompt, ready for the assistant's answer."
