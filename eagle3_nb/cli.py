@@ -85,7 +85,7 @@ def _done(t0:float, times:dict, name:str):
 # %% ../nbs/09_cli.ipynb #bfa4cc5e
 def cmd_demo(a)->int:
     "The whole pipeline on the embedded SmolLM2 verifier: reference, derive, regenerate, extract, train, export, evaluate in vLLM."
-    import os; os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0"); os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    from eagle3_nb.extract import vllm_env; vllm_env()
     from eagle3_nb.verifier import embedded_verifier
     from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, read_jsonl_resumable, regenerate, summarize
     from eagle3_nb.train import TrainConfig, train

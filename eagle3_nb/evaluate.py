@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc, json, os, time
 from pathlib import Path
 import torch
-from .extract import HiddenStates
+from .extract import HiddenStates, vllm_env
 from .model import Eagle3Draft, StepCache, ttt_mask
 from .reference import read_json
 
@@ -16,9 +16,6 @@ __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'chain_draft', 'offlin
            'evaluate_draft', 'summary_md']
 
 # %% ../nbs/06_evaluate.ipynb #4d6e6e99
-def _vllm_env():
-    for k, v in {"VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "2", "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": "ERROR"}.items(): os.environ.setdefault(k, v)
-
 def spec_metrics(metrics:list)->dict:
     "Acceptance figures from vLLM's `llm.get_metrics()`."
     m = {x.name: getattr(x, "values", getattr(x, "value", None)) for x in metrics}
@@ -29,7 +26,7 @@ def spec_metrics(metrics:list)->dict:
 
 def vllm_generate(verifier:str|Path, prompts:list, draft:str|Path|None=None, k:int=3, max_tokens:int=128, dtype:str="float32")->dict:
     "Greedy chat completions of `prompts` in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
-    _vllm_env()
+    vllm_env()
     from vllm import LLM, SamplingParams
     spec = {"speculative_config": {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}} if draft else {}
     llm = LLM(model=str(verifier), dtype=dtype, max_model_len=2048, enforce_eager=True, seed=0, disable_log_stats=False, **spec)
@@ -49,7 +46,7 @@ def vllm_loads(verifier:str|Path, draft:str|Path, prompts:list, max_tokens:int=1
     import subprocess, sys
     code = ("import json, sys; from eagle3_nb.evaluate import vllm_generate; r = vllm_generate(*json.loads(sys.argv[1]));"
             "print('RESULT' + json.dumps({k: v for k, v in r.items() if k != 'texts'}))")
-    env = {**os.environ, "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "VLLM_CPU_KVCACHE_SPACE": "2", "VLLM_LOGGING_LEVEL": "ERROR"}
+    env = vllm_env(dict(os.environ))
     p = subprocess.run([sys.executable, "-c", code, json.dumps([str(verifier), prompts, str(draft), 3, max_tokens])], capture_output=True, text=True, timeout=timeout, env=env)
     res = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
     if p.returncode == 0 and res: return True, "", json.loads(res[-1][len("RESULT"):])

@@ -16,9 +16,9 @@ from .reference import CheckpointError, read_json, fixture
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
-__all__ = ['ROLES', 'CONVENTION', 'default_prompts', 'parse_record', 'load_chat_records', 'RegenConfig', 'read_jsonl_resumable',
-           'regenerate', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'extract',
-           'summarize', 'HiddenStates', 'vocab_coverage']
+__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'default_prompts', 'parse_record', 'load_chat_records', 'RegenConfig',
+           'read_jsonl_resumable', 'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
+           'config_hash', 'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -114,8 +114,17 @@ def _hf_generate(todo, verifier, cfg):
         new = outs[:, enc["input_ids"].shape[1]:]
         yield batch, [(tok.decode(o, skip_special_tokens=True).strip(), bool((o == tok.eos_token_id).any())) for o in new]
 
+VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed, starts faster
+            "VLLM_CPU_KVCACHE_SPACE": "2", "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": "ERROR"}
+
+def vllm_env(env:dict|None=None)->dict:
+    "Set the vLLM defaults every stage uses in `env` (default: `os.environ`); values already set win."
+    env = os.environ if env is None else env
+    for k, v in VLLM_ENV.items(): env.setdefault(k, v)
+    return env
+
 def _vllm_generate(todo, verifier, cfg):
-    for k, v in {"VLLM_CPU_KVCACHE_SPACE": "2", "VLLM_LOGGING_LEVEL": "WARNING"}.items(): os.environ.setdefault(k, v)
+    vllm_env()
     from vllm import LLM, SamplingParams
     llm = LLM(model=str(verifier), dtype=cfg.dtype, max_model_len=4096, enforce_eager=cfg.device == "cpu", seed=0, tensor_parallel_size=cfg.tensor_parallel_size)
     sp = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature)
