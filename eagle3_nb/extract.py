@@ -169,12 +169,14 @@ class ExtractConfig:
     max_len: int = 2048          # tokens per sample
     overlong: str = "truncate"   # or "drop": what happens to samples longer than max_len (both are counted)
     dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training targets
+    compute_dtype: str = "float32" # dtype the verifier runs in: float32 on CPU (what vLLM CPU serves), bfloat16 on GPU
     shard_size: int = 64         # samples per shard (a kill loses at most one shard of work)
     batch_size: int = 8          # samples per forward pass
     device: str = "cpu"          # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
     def __post_init__(self):
         if self.overlong not in ("truncate", "drop"): raise ValueError(f"overlong={self.overlong!r}: choose 'truncate' or 'drop'")
-        if self.dtype not in ("bfloat16", "float16", "float32"): raise ValueError(f"dtype={self.dtype!r}: choose bfloat16, float16 or float32")
+        for f in ("dtype", "compute_dtype"):
+            if getattr(self, f) not in ("bfloat16", "float16", "float32"): raise ValueError(f"{f}={getattr(self, f)!r}: choose bfloat16, float16 or float32")
 
 CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"
 
@@ -197,7 +199,7 @@ def _manifest(out:Path, verifier, model, cfg:ExtractConfig, layer_ids)->dict:
          "num_hidden_layers": model.config.num_hidden_layers, "hidden_size": model.config.hidden_size, "vocab_size": model.config.vocab_size,
          "rms_norm_eps": model.config.rms_norm_eps}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION,
          "target": "last: output of the last decoder layer before the final norm; head in verifier_head.safetensors",
-         "dtype": cfg.dtype, "max_len": cfg.max_len, "overlong": cfg.overlong, "shard_size": cfg.shard_size, "shards": []}
+         "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len, "overlong": cfg.overlong, "shard_size": cfg.shard_size, "shards": []}
     if (out/"manifest.json").exists():
         old = read_json(out/"manifest.json")
         if old["verifier"]["config_sha256"] != m["verifier"]["config_sha256"] or old["aux_layer_ids"] != layer_ids:
@@ -245,7 +247,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     from eagle3_nb.verifier import load_verifier
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     recs = conversations if isinstance(conversations, list) else read_jsonl_resumable(Path(conversations))
-    model, tok = load_verifier(verifier, dtype="float32", device=cfg.device)
+    model, tok = load_verifier(verifier, dtype=cfg.compute_dtype, device=cfg.device)
     L = model.config.num_hidden_layers
     layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
     man = _manifest(out, verifier, model, cfg, layer_ids); _save_head(out, model)

@@ -70,7 +70,9 @@ class Eagle3Draft(nn.Module):
         if embed is not None: self.embed_tokens.weight.data.copy_(embed)
         self.embed_tokens.weight.requires_grad_(False)
         if getattr(config, "norm_before_fc", False): self.input_norm = LlamaRMSNorm(n_aux * Ht, eps=config.rms_norm_eps)
+        if getattr(config, "fc_norm", False): self.fc_norm = nn.ModuleList(LlamaRMSNorm(Ht, eps=config.rms_norm_eps) for _ in range(n_aux))
         self.fc = nn.Linear(n_aux * Ht, H, bias=False)
+        self.norm_output = bool(getattr(config, "norm_output", False))
         self.midlayer = Eagle3DecoderLayer(config)
         self.norm = LlamaRMSNorm(H, eps=config.rms_norm_eps)
         self.lm_head = nn.Linear(H, config.draft_vocab_size, bias=False)
@@ -81,13 +83,15 @@ class Eagle3Draft(nn.Module):
     def fuse(self, aux:torch.Tensor)->torch.Tensor:
         "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
         x = aux.flatten(-2)                                              # (B, T, n*Ht)
-        if hasattr(self, "input_norm"): x = self.input_norm(x)
+        if hasattr(self, "input_norm"): x = self.input_norm(x)                       # norm_before_fc: one norm over n*Ht
+        if hasattr(self, "fc_norm"): x = torch.cat([n(c) for n, c in zip(self.fc_norm, x.chunk(len(self.fc_norm), -1))], -1)  # fc_norm: one per aux state
         return self.fc(x)
 
-    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None):
-        "One draft step: returns (pre-norm hidden fed to the next step (B, T, H), draft logits (B, T, Vd))."
+    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None):
+        "One draft step: (hidden fed to the next step (B, T, H): pre-norm, or post-norm with `norm_output`; draft logits (B, T, Vd), or (N, Vd) at the positions `select` (bool (B, T)) only)."
         x = self.midlayer(self.embed_tokens(input_ids), hidden, self.rotary_emb(hidden, position_ids), attention_mask, cache)
-        return x, self.lm_head(self.norm(x))
+        y = self.norm(x)
+        return (y if self.norm_output else x), self.lm_head(y if select is None else y[select])
 
 # %% ../nbs/03_model.ipynb #32095b9a
 def ttt_mask(T:int, step:int, device=None)->torch.Tensor:

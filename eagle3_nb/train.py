@@ -5,7 +5,7 @@
 # %% ../nbs/04_train.ipynb #a7ee0540
 from __future__ import annotations
 import json, math, os, time
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 import torch
 import torch.nn.functional as F
@@ -15,7 +15,7 @@ from .extract import HiddenStates
 from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
 
 # %% auto #0
-__all__ = ['TrainConfig', 'verifier_logits', 'ttt_loss', 'build_draft', 'train']
+__all__ = ['TrainConfig', 'verifier_logits', 'ttt_loss', 'build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 @dataclass
@@ -33,9 +33,16 @@ class TrainConfig:
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
     seed: int = 0
     device: str = "cpu"
+    precision: str = "auto"      # "auto": bf16 autocast on GPU, fp32 on CPU; "bf16": autocast on either; "fp32"
+    copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0: plain random start
+    copy_scale: float = 3.0      # size of the copy heads' output at the start
+    fsdp: bool = False           # under torchrun: shard parameters, gradients and optimizer state (FSDP2) instead of replicating them (DDP)
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1: raise ValueError("ttt_steps and batch_size must be >= 1")
         if not 0 < self.step_decay <= 1: raise ValueError(f"step_decay {self.step_decay} must be in (0, 1]")
+        if self.precision not in ("auto", "bf16", "fp32"): raise ValueError(f"precision {self.precision!r}: choose auto, bf16 or fp32")
+    @property
+    def bf16(self)->bool: return self.precision == "bf16" or (self.precision == "auto" and self.device.startswith("cuda"))
 
 # %% ../nbs/04_train.ipynb #ba730835
 def verifier_logits(last:torch.Tensor, head:dict, rows:torch.Tensor|None=None, eps:float=1e-5)->torch.Tensor:
@@ -60,20 +67,20 @@ def ttt_loss(model:Eagle3Draft, batch:dict, head:dict, draft_ids:torch.Tensor, c
     "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax in the draft vocab)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T = ids.shape
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
         tl = verifier_logits(last, head, draft_ids, eps)                 # (B, T, Vd)
         p, arg = tl.softmax(-1), tl.argmax(-1)
     hidden, cache, pos = model.fuse(aux), StepCache(), torch.arange(T).expand(B, T)
     total, losses, accs = 0.0, [], []
     for k in range(cfg.ttt_steps):
         att = ttt_mask(T, k, ids.device)[None, None]                     # (1, 1, T, (k+1)T)
-        hidden, logits = model(hidden, _shift(ids, 1 + k), pos + k, att, cache)
         valid = _shift(mask, 2 + k, False)
+        hidden, logits = model(hidden, _shift(ids, 1 + k), pos + k, att, cache, select=valid)  # logits only where scored (N, Vd)
         n = _global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
         if n == 0: break
-        lk = -(_shift(p, 1 + k)[valid] * logits[valid].log_softmax(-1)).sum() * world / n  # ranks' gradients are averaged
+        lk = -(_shift(p, 1 + k)[valid] * logits.float().log_softmax(-1)).sum() * world / n  # ranks' gradients are averaged
         total = total + cfg.step_decay ** k * lk
-        losses.append(lk.item() / world); accs.append((logits[valid].argmax(-1) == _shift(arg, 1 + k)[valid]).float().mean().item())
+        losses.append(lk.item() / world); accs.append((logits.argmax(-1) == _shift(arg, 1 + k)[valid]).float().mean().item())
     return total, losses, accs
 
 # %% ../nbs/04_train.ipynb #4c0fc0bd
@@ -102,7 +109,44 @@ def build_draft(config:LlamaConfig, ds:HiddenStates, cfg:TrainConfig)->Eagle3Dra
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float())
+    if cfg.copy_heads: copy_init(m, ds, cfg.copy_heads, cfg.copy_scale, seed=cfg.seed)
     return m.to(cfg.device)
+
+# %% ../nbs/04_train.ipynb #8e5352ae
+def token_probe(ds:HiddenStates, embed:torch.Tensor, n:int=150, lam:float=0.01)->torch.Tensor:
+    "Ridge-regression weight (H, n_aux*Ht) mapping the verifier's aux states at a position to that position's token embedding (fitted on `n` samples)."
+    X, Y = zip(*((s["aux"].float().flatten(-2), s["input_ids"]) for s in (ds[i] for i in range(min(n, len(ds))))))
+    X, T = torch.cat(X), embed.float()[torch.cat(Y)]
+    d = X.pow(2).mean(0).sqrt() + 1e-3; Xs = X / d                      # per-feature scale: the aux states carry a few huge channels
+    W = torch.linalg.solve(Xs.T @ Xs + lam * len(Xs) * torch.eye(Xs.shape[1]), Xs.T @ T)
+    return (W / d[:, None]).T
+
+def low_freq_dims(model:Eagle3Draft, positions:int=1000, max_angle:float=1.0)->list[int]:
+    "Head dimensions whose rotary angle stays under `max_angle` radians over `positions` positions (both halves of each pair)."
+    inv = model.rotary_emb.inv_freq.float(); half = len(inv)
+    keep = [i for i in range(half) if positions * inv[i] < max_angle]
+    return keep + [i + half for i in keep]
+
+@torch.no_grad()
+def copy_init(model:Eagle3Draft, ds:HiddenStates, heads:int, scale:float=3.0, q_scale:float=4.0, seed:int=0)->Eagle3Draft:
+    "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
+    if getattr(model.config, "norm_before_fc", False) or getattr(model.config, "fc_norm", False): raise ValueError("copy_init fits fc on raw aux states; it does not support norm_before_fc/fc_norm drafts")
+    c, att = model.config, model.midlayer.self_attn
+    H, hd, groups = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads
+    if not 0 < heads <= c.num_key_value_heads: raise ValueError(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
+    model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight))
+    D, g = low_freq_dims(model), torch.Generator().manual_seed(seed)
+    for kv in range(heads):
+        P = torch.linalg.qr(torch.randn(H, len(D), generator=g))[0].T    # (|D|, H): token identity -> matching space
+        V = torch.linalg.qr(torch.randn(H, hd, generator=g))[0].T        # (hd, H): embedding -> value space
+        k, v = slice(kv * hd, (kv + 1) * hd), [kv * hd + j for j in D]
+        att.k_proj.weight[k] = 0; att.k_proj.weight[v, H:] = P          # keys: the fused hidden (current token) half
+        att.v_proj.weight[k] = 0; att.v_proj.weight[k, :H] = V           # values: the embedding (next token) half
+        for h in range(kv * groups, (kv + 1) * groups):
+            q = slice(h * hd, (h + 1) * hd)
+            att.q_proj.weight[q] = 0; att.q_proj.weight[[h * hd + j for j in D], :H] = q_scale * P   # queries: the embedding half
+            att.o_proj.weight[:, q] = scale / groups * V.T
+    return model
 
 # %% ../nbs/04_train.ipynb #f65155d3
 def _dist()->tuple[int, int]:
@@ -111,6 +155,24 @@ def _dist()->tuple[int, int]:
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
     return (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
+
+def _fsdp(model:Eagle3Draft):
+    "Shard every trainable block with FSDP2 (`fully_shard`); the frozen embedding and the vocab maps stay replicated."
+    from torch.distributed.fsdp import fully_shard
+    for name in ("fc", "midlayer", "norm", "lm_head", "input_norm", "fc_norm"):
+        if hasattr(model, name): fully_shard(getattr(model, name))
+
+def _full_states(model, opt, fsdp:bool)->tuple[dict, dict]:
+    "Unsharded model and optimizer state dicts (a collective under FSDP: every rank calls it)."
+    if not fsdp: return model.state_dict(), opt.state_dict()
+    from torch.distributed.checkpoint.state_dict import get_state_dict, StateDictOptions
+    return get_state_dict(model, opt, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+
+def _load_states(ck:dict, model, opt, fsdp:bool):
+    if ck.get("fsdp", False) != fsdp: raise ValueError(f"the checkpoint was written {'with' if ck.get('fsdp') else 'without'} FSDP; resume it the same way (or start a new run directory)")
+    if not fsdp: model.load_state_dict(ck["model"]); opt.load_state_dict(ck["opt"]); return
+    from torch.distributed.checkpoint.state_dict import set_state_dict, StateDictOptions
+    set_state_dict(model, opt, model_state_dict=ck["model"], optim_state_dict=ck["opt"], options=StateDictOptions(full_state_dict=True))
 
 def _allreduce_grads(params:list, world:int):
     "Average gradients over ranks (what DDP does, without wrapping the model: the draft's forward is called step by step)."
@@ -124,11 +186,14 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     "Train an EAGLE-3 draft on extracted hidden states; resumes from `out/checkpoint.pt`; exports `out/draft`. Under torchrun each rank takes its share of every global batch."
     out, ds = Path(out), HiddenStates(data); out.mkdir(parents=True, exist_ok=True)
     rank, world = _dist()
+    if world > 1 and cfg.device == "cuda": cfg = replace(cfg, device=f"cuda:{os.environ.get('LOCAL_RANK', 0)}"); torch.cuda.set_device(cfg.device)
+    if cfg.fsdp and world == 1: cfg = replace(cfg, fsdp=False)   # one process: nothing to shard
     if config.draft_vocab_size != cfg.draft_vocab_size: raise ValueError(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; derive the config with the same draft vocabulary")
     if cfg.batch_size % world: raise ValueError(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     model, head, eps = build_draft(config, ds, cfg), ds.head(), ds.manifest["verifier"]["rms_norm_eps"]
     head = {k: v.to(cfg.device) for k, v in head.items()}
     draft_ids = (torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()).to(cfg.device)
+    if cfg.fsdp: _fsdp(model)
     params = [p for p in model.parameters() if p.requires_grad]
     per_epoch = math.ceil(len(ds) / cfg.batch_size); total = math.ceil(cfg.epochs * per_epoch)
     if cfg.max_steps: total = min(total, cfg.max_steps)
@@ -136,29 +201,38 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     sched, step, hist = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch)), 0, []
     if (out/"checkpoint.pt").exists():
         ck = torch.load(out/"checkpoint.pt", weights_only=False, map_location=cfg.device)
-        model.load_state_dict(ck["model"]); opt.load_state_dict(ck["opt"]); sched.load_state_dict(ck["sched"]); step, hist = ck["step"], ck["history"]
+        _load_states(ck, model, opt, cfg.fsdp); sched.load_state_dict(ck["sched"]); step, hist = ck["step"], ck["history"]
     t0, ntok = time.perf_counter(), 0
     bar = tqdm(total=total, initial=step, desc="train", unit="step", disable=not progress or rank > 0)
     while step < total:
         epoch, i = divmod(step, per_epoch)
         batch = _collate([ds[j] for j in _batches(len(ds), cfg, epoch)[i][rank::world]])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cfg.device.startswith("cuda")):
+        with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
             loss, losses, accs = ttt_loss(model, batch, head, draft_ids, cfg, eps, world)
-        opt.zero_grad(); loss.backward(); _allreduce_grads(params, world)
+        opt.zero_grad(); loss.backward()
+        if not cfg.fsdp: _allreduce_grads(params, world)                 # FSDP reduce-scatters (and averages) by itself
         torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm); opt.step(); sched.step(); step += 1
         ntok += int(batch["loss_mask"].sum())
         hist.append({"step": step, "loss": float(_global_sum(loss.detach(), world)) / world, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[0]})
         bar.update(); bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{ntok * world / (time.perf_counter() - t0):.0f}")
-        if rank == 0 and (step % cfg.ckpt_every == 0 or step == total): _checkpoint(out, model, opt, sched, step, hist)
+        if step % cfg.ckpt_every == 0 or step == total: _checkpoint(out, model, opt, sched, step, hist, config, cfg.fsdp, rank)
     bar.close()
-    if rank == 0: export_vllm(model, out/"draft"); (out/"history.json").write_text(json.dumps(hist))
+    if rank == 0: (out/"history.json").write_text(json.dumps(hist))
+    if cfg.fsdp:                                                          # gather the full weights into a plain model to export
+        full = _full_states(model, opt, True)[0]
+        if rank == 0: model = build_draft(config, ds, replace(cfg, device="cpu")); model.load_state_dict(full)
+    if rank == 0: export_vllm(model, out/"draft")
     if world > 1:
         import torch.distributed as dist
         dist.barrier()
     return {"steps": step, "history": hist, "draft": out/"draft", "seconds": time.perf_counter() - t0, "loss_tokens_per_s": ntok * world / max(time.perf_counter() - t0, 1e-9)}
 
-def _checkpoint(out, model, opt, sched, step, hist):
+def _checkpoint(out, model, opt, sched, step, hist, config, fsdp:bool, rank:int):
+    "Atomic checkpoint by rank 0 (under FSDP every rank takes part in gathering the states)."
+    if rank > 0 and not fsdp: return
+    msd, osd = _full_states(model, opt, fsdp)
+    if rank > 0: return
     tmp = out/".tmp-checkpoint.pt"
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step, "history": hist}, tmp)
+    torch.save({"model": msd, "opt": osd, "sched": sched.state_dict(), "step": step, "history": hist, "config": config.to_dict(), "fsdp": fsdp}, tmp)
     os.replace(tmp, out/"checkpoint.pt")

@@ -73,3 +73,51 @@ def test_verify_exit_codes(tmp_path):
     j = json.loads(r.stdout)
     assert r.returncode == 1 and not j["ok"]
     assert any(f["where"] == "head_dim" and f["found"] == 112 and f["expected"] == 128 for f in j["findings"])
+
+def _speculators_draft(d):
+    "A draft directory with the speculators 0.9.0 SmolLM2 config and tensor table (random weights)."
+    import torch
+    from safetensors.torch import save_file
+    src = fixture("references/speculators-0.9.0-eagle3-smollm2")
+    dt = {"BF16": torch.bfloat16, "I64": torch.int64, "BOOL": torch.bool}
+    t = json.loads((src/"tensors.json").read_text())
+    d.mkdir(); (d/"config.json").write_text((src/"config.json").read_text())
+    save_file({k: torch.zeros(v["shape"], dtype=dt[v["dtype"]]) for k, v in t.items()}, str(d/"model.safetensors"))
+    return d
+
+def test_convert_other_tools_draft_both_ways(tmp_path):
+    src = _speculators_draft(tmp_path/"spec")
+    r = run("convert", src, "--out", tmp_path/"native", "--to", "vllm")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(run("inspect", tmp_path/"native", "--json").stdout)
+    assert (j["config"]["format"], j["config"]["layer_prefix"], j["config"]["norm_before_residual"], j["config"]["norm_output"]) == ("vllm", "midlayer.", True, True)
+    r = run("convert", tmp_path/"native", "--out", tmp_path/"back", "--to", "speculators")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path/"back"/"config.json").read_text())["speculators_config"]["verifier"]["name_or_path"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+def test_export_checkpoint_in_speculators_format(tmp_path):
+    import torch
+    from eagle3_nb.derive import derive_draft_config
+    from eagle3_nb.model import Eagle3Draft
+    cfg = derive_draft_config(fixture("verifiers/SmolLM2-135M-Instruct.json"), draft_vocab_size=1024).config
+    torch.save({"model": Eagle3Draft(cfg).state_dict(), "config": cfg.to_dict()}, tmp_path/"checkpoint.pt")
+    r = run("export", tmp_path, "--out", tmp_path/"spec", "--format", "speculators", "--verifier-id", "HuggingFaceTB/SmolLM2-135M-Instruct")
+    assert r.returncode == 0, r.stderr
+    j = json.loads(run("inspect", tmp_path/"spec", "--json").stdout)
+    assert (j["config"]["format"], j["config"]["layer_prefix"], j["config"]["draft_vocab_size"], j["config"]["norm_before_residual"]) == ("speculators", "layers.0.", 1024, False)
+    assert j["problems"] == []
+
+def test_config_file_from_a_shell(tmp_path):
+    (tmp_path/"run.yaml").write_text(f"verifier: {fixture('verifiers/Qwen3-32B.json')}\nderive:\n  out: {tmp_path/'d'}\n  draft_vocab_size: 16000\n")
+    r = run("derive", "--config", tmp_path/"run.yaml")
+    assert r.returncode == 0, r.stderr
+    cfg = json.loads((tmp_path/"d"/"config.json").read_text())
+    assert (cfg["head_dim"], cfg["draft_vocab_size"]) == (128, 16000)
+    (tmp_path/"bad.yaml").write_text("derive: {verifer: x}\n")
+    r = run("derive", "--config", tmp_path/"bad.yaml")
+    assert r.returncode == 2 and "unknown option(s) ['verifer']" in r.stderr
+
+def test_help_is_complete_for_every_subcommand():
+    for c in ("inspect", "derive", "regenerate", "extract", "train", "export", "convert", "verify", "evaluate", "demo"):
+        r = run(c, "--help")
+        assert r.returncode == 0 and "--config" in r.stdout, c

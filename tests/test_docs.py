@@ -1,0 +1,53 @@
+"The docs site: built offline (Sphinx + MyST-NB over nbdev's processed notebooks, docs/build.py) and looked at in headless Chromium."
+import re, shutil, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGES = sorted(p.stem for p in (ROOT/"nbs").glob("[0-9]*.ipynb"))
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium); the site is still built and checked as HTML")
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("docs")/"html"
+    r = subprocess.run([sys.executable, str(ROOT/"docs"/"build.py"), str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return out
+
+def chromium(tmp_path, *args):
+    "Headless Chromium as on a closed network (no background connections), in a fresh profile."
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path/'profile'}"]
+    return subprocess.run([CHROMIUM, *flags, *map(str, args)], capture_output=True, text=True, timeout=120)
+
+def test_every_stage_has_a_page_in_the_sidebar(site):
+    index = (site/"index.html").read_text()
+    for s in STAGES:
+        assert (site/f"{s}.html").exists(), s
+        assert f'href="{s}.html"' in index, s
+    assert "head_dim" in index and "verification" in index.lower()
+
+def test_api_docs_and_plots_are_rendered(site):
+    derive = (site/"01_derive.html").read_text()
+    assert re.search(r'id="resolve-head-dim">resolve_head_dim<', derive)        # show_doc's heading
+    assert "def resolve_head_dim(" in re.sub(r"<[^>]+>", "", derive)          # the signature, from show_doc
+    assert "#| export" not in derive                                          # nbdev directives are not shown
+    imgs = re.findall(r'<img[^>]+src="(_images/[^"]+\.png)"', (site/"04_train.html").read_text())
+    assert imgs and all((site/i).stat().st_size > 5000 for i in imgs)          # the training curves, as PNG
+
+@needs_chromium
+def test_chromium_screenshot_and_dom(site, tmp_path):
+    shot = tmp_path/"derive.png"
+    r = chromium(tmp_path, "--window-size=1280,1600", f"--screenshot={shot}", (site/"01_derive.html").as_uri())
+    assert shot.exists() and shot.stat().st_size > 20_000, r.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    dom = chromium(tmp_path, "--dump-dom", (site/"01_derive.html").as_uri()).stdout
+    for text in ("Draft config and head_dim derivation", "Reference inspection", "Training with training-time test", "resolve_head_dim"):
+        assert text in dom, text
+
+@needs_chromium
+def test_search_finds_the_derivation(site, tmp_path):
+    dom = chromium(tmp_path, "--virtual-time-budget=15000", "--dump-dom", (site/"search.html").as_uri() + "?q=resolve_head_dim").stdout
+    results = re.search(r'<ul[^>]*class="search"[^>]*>(.*?)</ul>', dom, re.S)
+    assert results and 'href="01_derive.html"' in results.group(1), dom[-2000:]
