@@ -40,3 +40,4 @@ clean-venv:
 
 readme: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README
+	sed -i 's#](images/#](nbs/images/#g' README.md

@@ -1,4 +1,4 @@
-"""Training throughput, peak memory, and the cost of each extra training-time-test step, side by side in one run.
+"""Training throughput, peak memory, the cost of each extra training-time-test step, and bf16 autocast vs fp32 on this CPU, side by side in one run.
 
 Uses an extraction directory (default: the demo's runs/demo/hidden_states).
 Usage: python bench/train.py [--data runs/demo/hidden_states] [--steps 5]
@@ -17,15 +17,18 @@ if __name__ == "__main__":
     cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=8192).config
     batches = [_collate([ds[j] for j in range(i * a.batch_size, (i + 1) * a.batch_size)]) for i in range(a.steps)]
     res = {}
-    for K in (1, 2, 3, 4):
-        tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size)
+    for K, prec in ((1, "fp32"), (2, "fp32"), (3, "fp32"), (4, "fp32"), (3, "bf16")):
+        tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size, precision=prec)
         model = build_draft(cfg, ds, tc); ids = torch.arange(8192) + model.d2t
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
-        ttt_loss(model, batches[0], head, ids, tc, eps)[0].backward()  # warm-up
+        def step(b):
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16): return ttt_loss(model, b, head, ids, tc, eps)[0]
+        step(batches[0]).backward()  # warm-up
         t, ntok = time.perf_counter(), 0
         for b in batches:
-            loss = ttt_loss(model, b, head, ids, tc, eps)[0]; opt.zero_grad(); loss.backward(); opt.step(); ntok += int(b["loss_mask"].sum())
-        res[K] = ntok / (time.perf_counter() - t)
+            loss = step(b); opt.zero_grad(); loss.backward(); opt.step(); ntok += int(b["loss_mask"].sum())
+        res[f"K={K} {prec}"] = ntok / (time.perf_counter() - t)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"loss_tokens_per_s_by_ttt_steps": res, "peak_rss_mib": round(peak)}, indent=1))
-    print("cost of each extra TTT step (time per token relative to K=1): " + ", ".join(f"K={k}: {res[1] / v:.2f}x" for k, v in res.items()))
+    print(json.dumps({"loss_tokens_per_s": res, "peak_rss_mib": round(peak)}, indent=1))
+    print("cost of each extra TTT step (time per token relative to K=1, fp32): " + ", ".join(f"K={k}: {res['K=1 fp32'] / res[f'K={k} fp32']:.2f}x" for k in (1, 2, 3, 4)))
+    print(f"bf16 autocast vs fp32 at K=3: {res['K=3 bf16'] / res['K=3 fp32']:.2f}x the tokens/s")

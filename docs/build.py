@@ -47,6 +47,7 @@ def title(nb:dict)->str:
 def build(out:Path=ROOT/"_docs"/"html")->Path:
     subprocess.run([str(BIN/"nbdev_proc_nbs"), "--n_workers", "1"], cwd=ROOT, check=True)
     src = ROOT/"_docs_src"; shutil.rmtree(src, ignore_errors=True); src.mkdir()
+    if (ROOT/"nbs"/"images").exists(): shutil.copytree(ROOT/"nbs"/"images", src/"images")
     nbs = sorted(p for p in (ROOT/"_proc").glob("*.ipynb"))
     stages = []
     for p in nbs:

@@ -35,7 +35,8 @@ class TrainConfig:
     device: str = "cpu"
     precision: str = "auto"      # "auto": bf16 autocast on GPU, fp32 on CPU; "bf16": autocast on either; "fp32"
     copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0: plain random start
-    copy_scale: float = 3.0      # size of the copy heads' output at the start
+    copy_scale: float = 1.5      # size of the copy heads' output at the start
+    attn_lr_scale: float = 1.0   # learning-rate multiplier for `fc` and the attention (<1 keeps a copy-head start from being washed out)
     fsdp: bool = False           # under torchrun: shard parameters, gradients and optimizer state (FSDP2) instead of replicating them (DDP)
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1: raise ValueError("ttt_steps and batch_size must be >= 1")
@@ -197,7 +198,9 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     params = [p for p in model.parameters() if p.requires_grad]
     per_epoch = math.ceil(len(ds) / cfg.batch_size); total = math.ceil(cfg.epochs * per_epoch)
     if cfg.max_steps: total = min(total, cfg.max_steps)
-    opt = torch.optim.AdamW(params, lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
+    slow = {id(p) for n, p in model.named_parameters() if n.startswith("fc.") or ".self_attn." in n}
+    groups = [{"params": [p for p in params if id(p) in slow], "lr": cfg.lr * cfg.attn_lr_scale}, {"params": [p for p in params if id(p) not in slow], "lr": cfg.lr}]
+    opt = torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched, step, hist = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch)), 0, []
     if (out/"checkpoint.pt").exists():
         ck = torch.load(out/"checkpoint.pt", weights_only=False, map_location=cfg.device)
@@ -214,7 +217,7 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
         if not cfg.fsdp: _allreduce_grads(params, world)                 # FSDP reduce-scatters (and averages) by itself
         torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm); opt.step(); sched.step(); step += 1
         ntok += int(batch["loss_mask"].sum())
-        hist.append({"step": step, "loss": float(_global_sum(loss.detach(), world)) / world, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[0]})
+        hist.append({"step": step, "loss": float(_global_sum(loss.detach(), world)) / world, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[-1]})
         bar.update(); bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{ntok * world / (time.perf_counter() - t0):.0f}")
         if step % cfg.ckpt_every == 0 or step == total: _checkpoint(out, model, opt, sched, step, hist, config, cfg.fsdp, rank)
     bar.close()
