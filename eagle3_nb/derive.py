@@ -65,7 +65,7 @@ def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
     return list(ids)
 
 # %% ../nbs/01_derive.ipynb #98d69d59
-DTYPE_NAMES = {"bfloat16": "BF16", "float16": "F16", "float32": "F32"}
+DTYPE_NAMES = {"bfloat16": "BF16", "float16": "F16", "float32": "F32", "int64": "I64", "bool": "BOOL"}  # torch dtype name -> safetensors
 
 @dataclass
 class Derivation:

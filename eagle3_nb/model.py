@@ -11,7 +11,7 @@ from torch import nn
 from safetensors.torch import save_file
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding
-from .derive import derived_spec, expected_shapes
+from .derive import DTYPE_NAMES, derived_spec, expected_shapes
 from .reference import TensorInfo, spec_from_config
 
 # %% auto #0
@@ -110,7 +110,7 @@ def export_vllm(model:Eagle3Draft, out:str|Path, dtype:str="bfloat16", embed_tok
     cfg = model.config.to_dict(); cfg["dtype"] = dtype; cfg.pop("_attn_implementation_autoset", None)
     sd = {rename_layer(k, naming): (v.to(DT[dtype]) if v.is_floating_point() else v).contiguous() for k, v in model.state_dict().items() if embed_tokens or k != "embed_tokens.weight"}
     want = expected_shapes(spec_from_config(cfg), naming=naming, embed_tokens=embed_tokens)
-    have = {k: TensorInfo(v.shape, {torch.bfloat16: "BF16", torch.float16: "F16", torch.float32: "F32", torch.int64: "I64", torch.bool: "BOOL"}[v.dtype]) for k, v in sd.items()}
+    have = {k: TensorInfo(v.shape, DTYPE_NAMES[str(v.dtype).removeprefix("torch.")]) for k, v in sd.items()}
     if have != want: raise ValueError(f"draft tensors differ from the derived table: {sorted(set(have.items()) ^ set(want.items()))}")
     save_file(sd, str(out/"model.safetensors")); (out/"config.json").write_text(json.dumps(cfg, indent=1))
     return out
