@@ -45,7 +45,8 @@ def title(nb:dict)->str:
     return ""
 
 def build(out:Path=ROOT/"_docs"/"html")->Path:
-    subprocess.run([str(BIN/"nbdev_proc_nbs"), "--n_workers", "1"], cwd=ROOT, check=True)
+    # nbdev's processors only (show_doc rendered, hidden cells dropped) into _proc/; not `nbdev_proc_nbs`, which first tries to install Quarto and pip-install the package
+    subprocess.run([sys.executable, "-c", "from nbdev.serve import proc_nbs; proc_nbs(n_workers=1)"], cwd=ROOT, check=True)
     src = ROOT/"_docs_src"; shutil.rmtree(src, ignore_errors=True); src.mkdir()
     if (ROOT/"nbs"/"images").exists(): shutil.copytree(ROOT/"nbs"/"images", src/"images")
     nbs = sorted(p for p in (ROOT/"_proc").glob("*.ipynb"))
