@@ -74,7 +74,7 @@ def cmd_train(a)->int:
     d = derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, draft_vocab_size=a.draft_vocab_size)
     cfg = TrainConfig(epochs=a.epochs, lr=a.lr, batch_size=a.batch_size, ttt_steps=a.ttt_steps, step_decay=a.step_decay, warmup_frac=a.warmup_frac,
                       draft_vocab_size=a.draft_vocab_size, ckpt_every=a.ckpt_every, max_steps=a.max_steps, seed=a.seed, device=a.device,
-                      precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, fsdp=a.fsdp)
+                      precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, norm_init_scale=a.norm_init_scale, fsdp=a.fsdp)
     r = train(a.data, d.config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
@@ -146,7 +146,7 @@ def cmd_demo(a)->int:
     _done(t, times, "extract")
     t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps, draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")
     tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, draft_vocab_size=a.draft_vocab_size,
-                                                                          precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale))
+                                                                          precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, norm_init_scale=a.norm_init_scale))
     spec_dir = convert_draft(tr["draft"], run/"train"/"draft-speculators", "speculators", verifier="HuggingFaceTB/SmolLM2-135M-Instruct")
     print(f"exported: {tr['draft']} (vLLM-native) and {spec_dir} (speculators format)")
     _done(t, times, "train")
@@ -232,6 +232,7 @@ def parser()->argparse.ArgumentParser:
     t.add_argument("--device", default="cpu", help="cpu or cuda (under torchrun: each rank takes cuda:LOCAL_RANK)")
     t.add_argument("--precision", default="auto", choices=["auto", "bf16", "fp32"], help="auto: bf16 autocast on GPU, fp32 on CPU")
     t.add_argument("--copy-heads", type=int, default=0, help="KV heads started as copy (induction) heads; helps small-data runs")
+    t.add_argument("--norm-init-scale", type=float, default=1.0, help="the final norm starts at this times the verifier's (e.g. 0.3: softer first logits)")
     t.add_argument("--attn-lr-scale", type=float, default=1.0, help="learning-rate multiplier for fc and the attention (e.g. 0.3 with --copy-heads)")
     t.add_argument("--fsdp", action="store_true", help="shard parameters, gradients and optimizer state over the ranks (large drafts)")
     e = cmd("export", cmd_export, "export a training checkpoint in the vLLM-native or speculators format")
@@ -276,6 +277,7 @@ def parser()->argparse.ArgumentParser:
     m.add_argument("--precision", default="bf16", choices=["auto", "bf16", "fp32"], help="training precision (bf16 autocast is ~1.4x faster on CPUs with AVX-512 BF16)")
     m.add_argument("--copy-heads", type=int, default=3, help="KV heads started as copy heads (0: plain random start)")
     m.add_argument("--attn-lr-scale", type=float, default=0.3, help="learning-rate multiplier for fc and the attention")
+    m.add_argument("--norm-init-scale", type=float, default=0.3, help="the final norm starts at this times the verifier's")
     return p
 
 # %% ../nbs/09_cli.ipynb #6d366605

@@ -36,6 +36,7 @@ class TrainConfig:
     precision: str = "auto"      # "auto": bf16 autocast on GPU, fp32 on CPU; "bf16": autocast on either; "fp32"
     copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0: plain random start
     copy_scale: float = 1.5      # size of the copy heads' output at the start
+    norm_init_scale: float = 1.0 # the final norm starts as the verifier's times this (<1: softer first logits, see below)
     attn_lr_scale: float = 1.0   # learning-rate multiplier for `fc` and the attention (<1 keeps a copy-head start from being washed out)
     fsdp: bool = False           # under torchrun: shard parameters, gradients and optimizer state (FSDP2) instead of replicating them (DDP)
     def __post_init__(self):
@@ -109,7 +110,7 @@ def build_draft(config:LlamaConfig, ds:HiddenStates, cfg:TrainConfig)->Eagle3Dra
     m.d2t.copy_(d2t); m.t2d.copy_(t2d)
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
-        m.norm.weight.data.copy_(head["norm.weight"].float())
+        m.norm.weight.data.copy_(head["norm.weight"].float() * cfg.norm_init_scale)
     if cfg.copy_heads: copy_init(m, ds, cfg.copy_heads, cfg.copy_scale, seed=cfg.seed)
     return m.to(cfg.device)
 
