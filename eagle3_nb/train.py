@@ -225,7 +225,7 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     if rank == 0: (out/"history.json").write_text(json.dumps(hist))
     if cfg.fsdp:                                                          # gather the full weights into a plain model to export
         full = _full_states(model, opt, True)[0]
-        if rank == 0: model = build_draft(config, ds, replace(cfg, device="cpu")); model.load_state_dict(full)
+        if rank == 0: model = Eagle3Draft(config); model.load_state_dict(full)   # the state holds embedding, d2t, t2d: no need to rebuild (and re-fit the probe)
     if rank == 0: export_vllm(model, out/"draft")
     if world > 1:
         import torch.distributed as dist
