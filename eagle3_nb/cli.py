@@ -118,7 +118,7 @@ def cmd_demo(a)->int:
     "The whole pipeline on the embedded SmolLM2 verifier: reference, derive, regenerate, extract, train, export (both formats), verify, evaluate in vLLM, summary."
     from eagle3_nb.extract import vllm_env; vllm_env()
     from eagle3_nb.verifier import embedded_verifier
-    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, read_jsonl_resumable, regenerate
+    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, regenerate, sampled_copies
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.convert import convert_draft
     from eagle3_nb.evaluate import evaluate_draft, summary_md
@@ -135,14 +135,17 @@ def cmd_demo(a)->int:
     smol.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(smol.config), run/"expected_spec.json")
     print(spec_table(derived_spec(smol.config))); print("\n".join(f"- {n}" for n in smol.notes))
     _done(t, times, "derive")
-    t = _stage(f"3. regenerate: the verifier answers {a.prompts} training + {a.eval_prompts} held-out prompts (vLLM, greedy)")
+    t = _stage(f"3. regenerate: the verifier answers {a.eval_prompts} held-out prompts (greedy, float32) and {a.prompts} training prompts "
+               f"(greedy + {a.samples_per_prompt} sampled at T={a.sample_temperature}, {a.train_dtype}) with {a.regen_backend}")
     train_p, held_p = default_prompts("train")[:a.prompts], default_prompts("heldout")[:a.eval_prompts]
-    regenerate(train_p + held_p, vdir, run/"conversations.jsonl", RegenConfig(max_new_tokens=a.max_new_tokens, backend=a.regen_backend))
+    regen = lambda recs, path, **kw: regenerate(recs, vdir, run/path, RegenConfig(max_new_tokens=a.max_new_tokens, backend=a.regen_backend, **kw))
+    regen(held_p, "heldout.jsonl")                              # float32: the answers the evaluation's vLLM will reproduce
+    regen(train_p, "conversations.jsonl", dtype=a.train_dtype)
+    if a.samples_per_prompt: regen(sampled_copies(train_p, a.samples_per_prompt), "conversations.jsonl", dtype=a.train_dtype, temperature=a.sample_temperature)
     _done(t, times, "regenerate")
-    t = _stage("4. extract: aux hidden states [2, 15, 27] + targets, safetensors shards")
-    conv = {r["id"]: r for r in read_jsonl_resumable(run/"conversations.jsonl")}
-    print(extract([conv[p["id"]] for p in train_p], vdir, run/"hidden_states", ExtractConfig()))
-    print(extract([conv[p["id"]] for p in held_p], vdir, run/"hidden_states_heldout", ExtractConfig()))
+    t = _stage(f"4. extract: aux hidden states [2, 15, 27] + targets, safetensors shards (training data in {a.train_dtype}, held-out in float32)")
+    print(extract(run/"conversations.jsonl", vdir, run/"hidden_states", ExtractConfig(compute_dtype=a.train_dtype)))
+    print(extract(run/"heldout.jsonl", vdir, run/"hidden_states_heldout", ExtractConfig()))
     _done(t, times, "extract")
     t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps, draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")
     tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, draft_vocab_size=a.draft_vocab_size,
@@ -271,6 +274,9 @@ def parser()->argparse.ArgumentParser:
     m.add_argument("--eval-prompts", type=int, default=64, help="held-out prompts for evaluation (of the 150 shipped)")
     m.add_argument("--max-new-tokens", type=int, default=192, help="answer length when regenerating and evaluating")
     m.add_argument("--regen-backend", default="vllm", choices=["vllm", "transformers"], help="who regenerates the answers")
+    m.add_argument("--samples-per-prompt", type=int, default=1, help="sampled answers per training prompt, besides the greedy one (more data: the main lever)")
+    m.add_argument("--sample-temperature", type=float, default=0.7, help="temperature of the sampled answers")
+    m.add_argument("--train-dtype", default="bfloat16", choices=["bfloat16", "float32"], help="dtype the verifier runs in for the training data (regeneration, extraction); held-out answers are float32, as vLLM CPU serves")
     m.add_argument("--epochs", type=float, default=3.0, help="training epochs")
     m.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     m.add_argument("--ttt-steps", type=int, default=3, help="training-time-test steps")

@@ -16,9 +16,9 @@ from .reference import CheckpointError, read_json, fixture
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
-__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'default_prompts', 'parse_record', 'load_chat_records', 'RegenConfig',
-           'read_jsonl_resumable', 'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
-           'config_hash', 'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
+__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records',
+           'RegenConfig', 'read_jsonl_resumable', 'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden',
+           'ExtractConfig', 'config_hash', 'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -26,6 +26,11 @@ def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
     "The shipped prompt set as records `{id, messages}`."
     rows = [json.loads(l) for l in (files("eagle3_nb")/"data"/"prompts.jsonl").read_text().splitlines()]
     return [{"id": r["id"], "messages": [{"role": "user", "content": r["prompt"]}]} for r in rows if split == "all" or r["split"] == split]
+
+# %% ../nbs/02_extract.ipynb #0fffc4b7
+def sampled_copies(records:list, n:int)->list[dict]:
+    "`n` copies of every record, ids `{id}-s1` ... `{id}-s{n}` (copy j of all records, then copy j+1)."
+    return [{**r, "id": f"{r['id']}-s{j}"} for j in range(1, n + 1) for r in records]
 
 # %% ../nbs/02_extract.ipynb #e5a75e3c
 ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant", "system": "system", "bot": "assistant"}
@@ -68,7 +73,7 @@ class RegenConfig:
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
     device: str = "cpu"
-    dtype: str = "float32"        # vLLM on CPU gives wrong tokens in bfloat16; float32 is safe everywhere
+    dtype: str = "float32"        # what vLLM CPU serves in the evaluation; bfloat16 is ~1.7x faster on CPUs with AVX-512 BF16 and as fluent, but its greedy answers diverge from float32's
     tensor_parallel_size: int = 1 # vLLM backend: GPUs a big verifier is sharded over
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"): raise ValueError(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
@@ -226,14 +231,15 @@ def _encode(tok, recs, cfg, skipped):
 
 # %% ../nbs/02_extract.ipynb #499e4403
 def _shard(model, samples, cfg, layer_ids, V):
-    dt, aux_l, last_l = getattr(torch, cfg.dtype), [], []
+    dt, aux_l, last_l = getattr(torch, cfg.dtype), [None] * len(samples), [None] * len(samples)
+    order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))  # similar lengths share a batch: ~20% less padding
     for i in range(0, len(samples), cfg.batch_size):
-        b = samples[i:i + cfg.batch_size]; T = max(len(s[1]) for s in b)
+        idx = order[i:i + cfg.batch_size]; b = [samples[j] for j in idx]; T = max(len(s[1]) for s in b)
         x = torch.zeros(len(b), T, dtype=torch.long); am = torch.zeros_like(x)
         for j, (_, ids, _) in enumerate(b): x[j, :len(ids)] = torch.tensor(ids); am[j, :len(ids)] = 1
         dev = model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
         aux, last = capture_hidden(model, x.to(dev), am.to(dev), layer_ids)
-        for j, (_, ids, _) in enumerate(b): aux_l.append(aux[j, :len(ids)].to("cpu", dt)); last_l.append(last[j, :len(ids)].to("cpu", dt))
+        for j, (n, (_, ids, _)) in enumerate(zip(idx, b)): aux_l[n], last_l[n] = aux[j, :len(ids)].to("cpu", dt), last[j, :len(ids)].to("cpu", dt)
     ids = torch.tensor([t for s in samples for t in s[1]]); mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
     return {"aux": torch.cat(aux_l), "last": torch.cat(last_l), "input_ids": ids, "loss_mask": mask,
             "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0), "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}
@@ -301,6 +307,13 @@ class HiddenStates(torch.utils.data.Dataset):
                 with safe_open(str(self.path/s["file"]), "pt") as st: c = st.get_tensor("token_counts")
                 out = c if out is None else out + c
         return out
+    def lengths(self)->list[int]:
+        "Tokens of every sample, from the shards' offsets (no sample is read)."
+        per = {}
+        for f in dict.fromkeys(f for f, _ in self.index):
+            with safe_open(str(self.path/f), "pt") as st: o = st.get_tensor("offsets")
+            per[f] = (o[1:] - o[:-1]).tolist()
+        return [per[f][j] for f, j in self.index]
     def head(self)->dict:
         "The verifier's `norm.weight`, `lm_head.weight` and `embed_tokens.weight`."
         with safe_open(str(self.path/"verifier_head.safetensors"), "pt") as st: return {k: st.get_tensor(k) for k in st.keys()}

@@ -28,6 +28,7 @@ class TrainConfig:
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
     max_grad_norm: float = 0.5
+    group_by_length: bool = True # batch samples of similar length (a quarter less padding on the demo data)
     draft_vocab_size: int = 8192 # the peer's choice for SmolLM2; covers ~97% of the assistant tokens here
     ckpt_every: int = 100        # optimizer steps between checkpoints (and at the end)
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
@@ -95,10 +96,13 @@ def _schedule(opt, total:int, warm:int):
     f = lambda s: (s + 1) / max(warm, 1) if s < warm else 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (s - warm) / max(total - warm, 1)))
     return torch.optim.lr_scheduler.LambdaLR(opt, f)
 
-def _batches(n:int, cfg:TrainConfig, epoch:int)->list:
-    g = torch.Generator().manual_seed(cfg.seed * 1000 + epoch)
+def _batches(lengths:list, cfg:TrainConfig, epoch:int)->list:
+    "The epoch's batches (sample indices), seeded. `group_by_length`: each window of 16 batches is sorted by length before it is cut, then all batches are shuffled (less padding, still random)."
+    n, g = len(lengths), torch.Generator().manual_seed(cfg.seed * 1000 + epoch)
     order = torch.randperm(n, generator=g).tolist()
-    return [order[i:i + cfg.batch_size] for i in range(0, n, cfg.batch_size)]
+    if cfg.group_by_length: order = [j for i in range(0, n, 16 * cfg.batch_size) for j in sorted(order[i:i + 16 * cfg.batch_size], key=lengths.__getitem__)]
+    out = [order[i:i + cfg.batch_size] for i in range(0, n, cfg.batch_size)]
+    return [out[i] for i in torch.randperm(len(out), generator=g).tolist()] if cfg.group_by_length else out
 
 # %% ../nbs/04_train.ipynb #1794a54c
 def build_draft(config:LlamaConfig, ds:HiddenStates, cfg:TrainConfig)->Eagle3Draft:
@@ -206,11 +210,12 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     if (out/"checkpoint.pt").exists():
         ck = torch.load(out/"checkpoint.pt", weights_only=False, map_location=cfg.device)
         _load_states(ck, model, opt, cfg.fsdp); sched.load_state_dict(ck["sched"]); step, hist = ck["step"], ck["history"]
-    t0, ntok = time.perf_counter(), 0
+    t0, ntok, lengths, plan = time.perf_counter(), 0, ds.lengths(), {}
     bar = tqdm(total=total, initial=step, desc="train", unit="step", disable=not progress or rank > 0)
     while step < total:
         epoch, i = divmod(step, per_epoch)
-        batch = _collate([ds[j] for j in _batches(len(ds), cfg, epoch)[i][rank::world]])
+        if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch)}
+        batch = _collate([ds[j] for j in plan[epoch][i][rank::world]])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
             loss, losses, accs = ttt_loss(model, batch, head, draft_ids, cfg, eps, world)
