@@ -267,7 +267,7 @@ def parser()->argparse.ArgumentParser:
     ev.add_argument("--split", default="test", help="dataset split for --prompt-set")
     ev.add_argument("--prompts", type=int, default=64, help="first N prompts")
     ev.add_argument("--k", type=int, default=3, help="speculative tokens"); ev.add_argument("--max-tokens", type=int, default=192)
-    m = cmd("demo", cmd_demo, "run the whole pipeline on the embedded SmolLM2 verifier (CPU, ~25 min)")
+    m = cmd("demo", cmd_demo, "run the whole pipeline on the embedded SmolLM2 verifier (~23 min on 2 CPU cores)")
     m.add_argument("--run-dir", default="runs/demo", help="where every artefact goes (re-running resumes)")
     m.add_argument("--draft-vocab-size", type=int, default=8192, help="draft vocabulary for the SmolLM2 draft")
     m.add_argument("--prompts", type=int, default=600, help="training prompts (of the 600 shipped)")
