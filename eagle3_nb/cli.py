@@ -118,7 +118,7 @@ def cmd_demo(a)->int:
     "The whole pipeline on the embedded SmolLM2 verifier: reference, derive, regenerate, extract, train, export (both formats), verify, evaluate in vLLM, summary."
     from eagle3_nb.extract import vllm_env; vllm_env()
     from eagle3_nb.verifier import embedded_verifier
-    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, regenerate, sampled_copies
+    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, read_jsonl_resumable, regenerate, sampled_copies
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.convert import convert_draft
     from eagle3_nb.evaluate import evaluate_draft, summary_md
@@ -140,11 +140,13 @@ def cmd_demo(a)->int:
     train_p, held_p = default_prompts("train")[:a.prompts], default_prompts("heldout")[:a.eval_prompts]
     regen = lambda recs, path, **kw: regenerate(recs, vdir, run/path, RegenConfig(max_new_tokens=a.max_new_tokens, backend=a.regen_backend, **kw))
     regen(held_p, "heldout.jsonl")                              # float32: the answers the evaluation's vLLM will reproduce
+    sampled = sampled_copies(train_p, a.samples_per_prompt)
     regen(train_p, "conversations.jsonl", dtype=a.train_dtype)
-    if a.samples_per_prompt: regen(sampled_copies(train_p, a.samples_per_prompt), "conversations.jsonl", dtype=a.train_dtype, temperature=a.sample_temperature)
+    if sampled: regen(sampled, "conversations.jsonl", dtype=a.train_dtype, temperature=a.sample_temperature)
     _done(t, times, "regenerate")
     t = _stage(f"4. extract: aux hidden states [2, 15, 27] + targets, safetensors shards (training data in {a.train_dtype}, held-out in float32)")
-    print(extract(run/"conversations.jsonl", vdir, run/"hidden_states", ExtractConfig(compute_dtype=a.train_dtype)))
+    want = {r["id"] for r in train_p + sampled}   # only this run's training records: a run dir kept from other options may hold more
+    print(extract([r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want], vdir, run/"hidden_states", ExtractConfig(compute_dtype=a.train_dtype)))
     print(extract(run/"heldout.jsonl", vdir, run/"hidden_states_heldout", ExtractConfig()))
     _done(t, times, "extract")
     t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps, draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")

@@ -239,7 +239,7 @@ def _shard(model, samples, cfg, layer_ids, V):
         for j, (_, ids, _) in enumerate(b): x[j, :len(ids)] = torch.tensor(ids); am[j, :len(ids)] = 1
         dev = model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
         aux, last = capture_hidden(model, x.to(dev), am.to(dev), layer_ids)
-        for j, (n, (_, ids, _)) in enumerate(zip(idx, b)): aux_l[n], last_l[n] = aux[j, :len(ids)].to("cpu", dt), last[j, :len(ids)].to("cpu", dt)
+        for j, n in enumerate(idx): T_n = len(samples[n][1]); aux_l[n], last_l[n] = aux[j, :T_n].to("cpu", dt), last[j, :T_n].to("cpu", dt)
     ids = torch.tensor([t for s in samples for t in s[1]]); mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
     return {"aux": torch.cat(aux_l), "last": torch.cat(last_l), "input_ids": ids, "loss_mask": mask,
             "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0), "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}
