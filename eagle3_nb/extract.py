@@ -299,21 +299,18 @@ class HiddenStates(torch.utils.data.Dataset):
         with safe_open(str(self.path/f), "pt") as st:
             a, b = st.get_slice("offsets")[j:j + 2].tolist()
             return {k: st.get_slice(k)[a:b] for k in ("input_ids", "loss_mask", "aux", "last")}
-    def token_counts(self)->torch.Tensor:
-        "Counts of loss-masked token ids over all shards (for the draft vocabulary)."
-        out = None
+    def _per_shard(self, name:str):
+        "The tensor `name` of every shard file, in manifest order (the order of the samples)."
         for s in self.manifest["shards"]:
             if s["file"]:
-                with safe_open(str(self.path/s["file"]), "pt") as st: c = st.get_tensor("token_counts")
-                out = c if out is None else out + c
-        return out
+                with safe_open(str(self.path/s["file"]), "pt") as st: yield st.get_tensor(name)
+    def token_counts(self)->torch.Tensor|None:
+        "Counts of loss-masked token ids over all shards (for the draft vocabulary)."
+        cs = list(self._per_shard("token_counts"))
+        return torch.stack(cs).sum(0) if cs else None
     def lengths(self)->list[int]:
         "Tokens of every sample, from the shards' offsets (no sample is read)."
-        per = {}
-        for f in dict.fromkeys(f for f, _ in self.index):
-            with safe_open(str(self.path/f), "pt") as st: o = st.get_tensor("offsets")
-            per[f] = (o[1:] - o[:-1]).tolist()
-        return [per[f][j] for f, j in self.index]
+        return [n for o in self._per_shard("offsets") for n in o.diff().tolist()]
     def head(self)->dict:
         "The verifier's `norm.weight`, `lm_head.weight` and `embed_tokens.weight`."
         with safe_open(str(self.path/"verifier_head.safetensors"), "pt") as st: return {k: st.get_tensor(k) for k in st.keys()}
