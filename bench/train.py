@@ -7,7 +7,7 @@ import argparse, json, resource, time
 import torch
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.extract import HiddenStates
-from eagle3_nb.train import TrainConfig, _collate, build_draft, ttt_loss
+from eagle3_nb.train import TrainConfig, _collate, build_draft, target_head, ttt_loss
 from eagle3_nb.verifier import embedded_verifier
 
 if __name__ == "__main__":
@@ -22,10 +22,10 @@ if __name__ == "__main__":
     res = {}
     for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""), (3, "bf16", plain, ""), (3, "bf16", by_len, " grouped")):
         tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size, precision=prec)
-        model = build_draft(cfg, ds, tc); ids = torch.arange(8192) + model.d2t
+        model = build_draft(cfg, ds, tc); th = target_head(head, torch.arange(8192) + model.d2t)   # as `train` does
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
         def step(b):
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16): return ttt_loss(model, b, head, ids, tc, eps)[0]
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16): return ttt_loss(model, b, th, None, tc, eps)[0]
         step(batches[0]).backward()  # warm-up
         t, ntok = time.perf_counter(), 0
         for b in batches:

@@ -72,7 +72,7 @@ def cmd_train(a)->int:
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.verifier import embedded_verifier
     d = derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, draft_vocab_size=a.draft_vocab_size)
-    cfg = TrainConfig(epochs=a.epochs, lr=a.lr, batch_size=a.batch_size, ttt_steps=a.ttt_steps, step_decay=a.step_decay, warmup_frac=a.warmup_frac,
+    cfg = TrainConfig(epochs=a.epochs, lr=a.lr, batch_size=a.batch_size, ttt_steps=a.ttt_steps, ttt_every=a.ttt_every, step_decay=a.step_decay, warmup_frac=a.warmup_frac,
                       draft_vocab_size=a.draft_vocab_size, ckpt_every=a.ckpt_every, max_steps=a.max_steps, seed=a.seed, device=a.device,
                       precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, norm_init_scale=a.norm_init_scale, fsdp=a.fsdp)
     r = train(a.data, d.config, a.out, cfg)
@@ -101,7 +101,7 @@ def cmd_evaluate(a)->int:
     from eagle3_nb.verifier import embedded_verifier
     recs = default_prompts("heldout") if a.prompt_set == "default" else load_chat_records(a.prompt_set, a.split)
     held = [r["messages"][0]["content"] for r in recs[:a.prompts]]
-    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens)
+    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens, device=a.device)
     print(json.dumps(ev, indent=1))
     return 0
 
@@ -135,22 +135,19 @@ def cmd_demo(a)->int:
     smol.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(smol.config), run/"expected_spec.json")
     print(spec_table(derived_spec(smol.config))); print("\n".join(f"- {n}" for n in smol.notes))
     _done(t, times, "derive")
-    t = _stage(f"3. regenerate: the verifier answers {a.eval_prompts} held-out prompts (greedy, float32) and {a.prompts} training prompts "
-               f"(greedy + {a.samples_per_prompt} sampled at T={a.sample_temperature}, {a.train_dtype}) with {a.regen_backend}")
+    t = _stage(f"3. regenerate: the verifier answers {a.prompts} training prompts (greedy + {a.samples_per_prompt} sampled at T={a.sample_temperature}, {a.train_dtype}) with {a.regen_backend}")
     train_p, held_p = default_prompts("train")[:a.prompts], default_prompts("heldout")[:a.eval_prompts]
     regen = lambda recs, path, **kw: regenerate(recs, vdir, run/path, RegenConfig(max_new_tokens=a.max_new_tokens, backend=a.regen_backend, **kw))
-    regen(held_p, "heldout.jsonl")                              # float32: the answers the evaluation's vLLM will reproduce
     sampled = sampled_copies(train_p, a.samples_per_prompt)
     regen(train_p, "conversations.jsonl", dtype=a.train_dtype)
     if sampled: regen(sampled, "conversations.jsonl", dtype=a.train_dtype, temperature=a.sample_temperature)
     _done(t, times, "regenerate")
-    t = _stage(f"4. extract: aux hidden states [2, 15, 27] + targets, safetensors shards (training data in {a.train_dtype}, held-out in float32)")
+    t = _stage(f"4. extract: aux hidden states [2, 15, 27] + targets, safetensors shards ({a.train_dtype})")
     want = {r["id"] for r in train_p + sampled}   # only this run's training records: a run dir kept from other options may hold more
     print(extract([r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want], vdir, run/"hidden_states", ExtractConfig(compute_dtype=a.train_dtype)))
-    print(extract(run/"heldout.jsonl", vdir, run/"hidden_states_heldout", ExtractConfig()))
     _done(t, times, "extract")
-    t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps, draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")
-    tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, draft_vocab_size=a.draft_vocab_size,
+    t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps on every {a.ttt_every}. batch (step 0 only on the others), draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")
+    tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, ttt_every=a.ttt_every, draft_vocab_size=a.draft_vocab_size,
                                                                           precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, norm_init_scale=a.norm_init_scale))
     spec_dir = convert_draft(tr["draft"], run/"train"/"draft-speculators", "speculators", verifier="HuggingFaceTB/SmolLM2-135M-Instruct")
     print(f"exported: {tr['draft']} (vLLM-native) and {spec_dir} (speculators format)")
@@ -161,8 +158,8 @@ def cmd_demo(a)->int:
     print(rep.text()); (run/"verify.json").write_text(json.dumps(rep.to_json(), indent=1, default=str))
     if not rep.ok: raise CheckpointError(f"the exported draft failed verification ({len(rep.errors)} errors); see {run/'verify.json'}")
     _done(t, times, "verify")
-    t = _stage("7. evaluate: load the exported draft in vLLM, acceptance on held-out prompts, offline estimate, speed")
-    ev = evaluate_draft(vdir, tr["draft"], [p["messages"][0]["content"] for p in held_p], run/"hidden_states_heldout", run/"eval", k=3, max_tokens=a.max_new_tokens)
+    t = _stage(f"7. evaluate: load the exported draft in vLLM, acceptance on {a.eval_prompts} held-out prompts, offline estimate on the baseline's own answers (float32), speed")
+    ev = evaluate_draft(vdir, tr["draft"], [p["messages"][0]["content"] for p in held_p], None, run/"eval", k=3, max_tokens=a.max_new_tokens)
     _done(t, times, "evaluate")
     (run/"times.json").write_text(json.dumps(times))
     (run/"summary.md").write_text(demo_summary(ev, times, rep, tr["draft"]))
@@ -230,6 +227,7 @@ def parser()->argparse.ArgumentParser:
     t.add_argument("--epochs", type=float, default=2.0); t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     t.add_argument("--batch-size", type=int, default=4, help="sequences per optimizer step, over all ranks")
     t.add_argument("--ttt-steps", type=int, default=3, help="K unrolled training-time-test steps")
+    t.add_argument("--ttt-every", type=int, default=1, help="unroll all K steps on every n-th batch, step 0 only on the others (2: more batches per minute where compute is short)")
     t.add_argument("--step-decay", type=float, default=1.0, help="step k's loss weight is decay**k (EAGLE-3 paper: 0.8 with K=7)")
     t.add_argument("--warmup-frac", type=float, default=0.05); t.add_argument("--draft-vocab-size", type=int, default=8192)
     t.add_argument("--ckpt-every", type=int, default=100, help="optimizer steps between checkpoints")
@@ -262,13 +260,14 @@ def parser()->argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="JSON report")
     ev = cmd("evaluate", cmd_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and without the draft, plots")
     ev.add_argument("--draft", required=True, help="draft directory")
-    ev.add_argument("--heldout-data", required=True, help="extraction dir of the held-out prompts' greedy answers (offline estimate)")
+    ev.add_argument("--heldout-data", help="extraction dir of the prompts' greedy answers for the offline estimate (default: extract the baseline run's own answers into OUT/hidden_states_heldout)")
     ev.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     ev.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
     ev.add_argument("--prompt-set", default="default", help="'default' (shipped held-out split), a .json/.jsonl file or dataset")
     ev.add_argument("--split", default="test", help="dataset split for --prompt-set")
     ev.add_argument("--prompts", type=int, default=64, help="first N prompts")
     ev.add_argument("--k", type=int, default=3, help="speculative tokens"); ev.add_argument("--max-tokens", type=int, default=192)
+    ev.add_argument("--device", default="cpu", help="where the held-out answers are extracted without --heldout-data: cpu, cuda, or auto (shard over GPUs)")
     m = cmd("demo", cmd_demo, "run the whole pipeline on the embedded SmolLM2 verifier (~24 min on 2 CPU cores)")
     m.add_argument("--run-dir", default="runs/demo", help="where every artefact goes (re-running resumes)")
     m.add_argument("--draft-vocab-size", type=int, default=8192, help="draft vocabulary for the SmolLM2 draft")
@@ -282,6 +281,7 @@ def parser()->argparse.ArgumentParser:
     m.add_argument("--epochs", type=float, default=5.0, help="training epochs")
     m.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     m.add_argument("--ttt-steps", type=int, default=2, help="training-time-test steps (2 on a CPU budget: more optimizer steps per minute, see 04_train)")
+    m.add_argument("--ttt-every", type=int, default=2, help="unroll the TTT steps on every n-th batch, step 0 only on the others (see 04_train)")
     m.add_argument("--precision", default="bf16", choices=["auto", "bf16", "fp32"], help="training precision (bf16 autocast is ~1.4x faster on CPUs with AVX-512 BF16)")
     m.add_argument("--copy-heads", type=int, default=3, help="KV heads started as copy heads (0: plain random start)")
     m.add_argument("--attn-lr-scale", type=float, default=0.3, help="learning-rate multiplier for fc and the attention")

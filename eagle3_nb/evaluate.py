@@ -13,7 +13,7 @@ from .reference import read_json
 
 # %% auto #0
 __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'chain_draft', 'offline_acceptance', 'plot_acceptance', 'plot_history',
-           'evaluate_draft', 'summary_md']
+           'heldout_from_baseline', 'evaluate_draft', 'summary_md']
 
 # %% ../nbs/06_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -95,18 +95,28 @@ def plot_history(hist:list, path:str|Path):
     import matplotlib.pyplot as plt
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3))
     sm = lambda xs, w=10: [sum(xs[max(0, i - w):i + 1]) / len(xs[max(0, i - w):i + 1]) for i in range(len(xs))]
-    a1.plot(sm([h["loss"] for h in hist])); a1.set_xlabel("step"); a1.set_ylabel("TTT loss (smoothed)")
-    for j in range(len(hist[-1]["step_acc"])): a2.plot(sm([h["step_acc"][j] if len(h["step_acc"]) > j else 0 for h in hist]), label=f"step {j}")
+    for j in range(max(len(h["step_acc"]) for h in hist)):   # with `ttt_every` > 1 only some batches have the later steps
+        xs = [i for i, h in enumerate(hist) if len(h["step_acc"]) > j]
+        a1.plot(xs, sm([hist[i]["step_loss"][j] for i in xs]), label=f"step {j}"); a2.plot(xs, sm([hist[i]["step_acc"][j] for i in xs]), label=f"step {j}")
+    a1.set_xlabel("step"); a1.set_ylabel("loss per TTT step (smoothed)"); a1.legend()
     a2.set_xlabel("step"); a2.set_ylabel("accuracy (smoothed)"); a2.legend(); fig.tight_layout(); fig.savefig(path, dpi=110); plt.close(fig)
 
 # %% ../nbs/06_evaluate.ipynb #c4bb26d5
-def evaluate_draft(verifier:str|Path, draft:str|Path, prompts:list, heldout_data:str|Path, out:str|Path, k:int=3, max_tokens:int=128)->dict:
-    "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
+def heldout_from_baseline(verifier:str|Path, prompts:list, base:dict, out:str|Path, device:str="cpu")->Path:
+    "Extract the verifier's greedy answers from a `vllm_generate` run without draft (float32, as vLLM serves on CPU) for the offline estimate; resumable."
+    from eagle3_nb.extract import ExtractConfig, extract
+    recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]} for i, (p, t) in enumerate(zip(prompts, base["texts"]))]
+    extract(recs, verifier, out, ExtractConfig(device=device))
+    return Path(out)
+
+def evaluate_draft(verifier:str|Path, draft:str|Path, prompts:list, heldout_data:str|Path|None, out:str|Path, k:int=3, max_tokens:int=128, device:str="cpu")->dict:
+    "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`. `heldout_data`: extracted greedy answers to `prompts`; None: the baseline run's own, extracted into `out/hidden_states_heldout`."
     from transformers import LlamaConfig
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
     base = vllm_generate(verifier, prompts, max_tokens=max_tokens)
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens)
+    if heldout_data is None: heldout_data = heldout_from_baseline(verifier, prompts, base, out/"hidden_states_heldout", device)
     cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
     model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"].float())
     from safetensors.torch import load_file

@@ -15,7 +15,8 @@ from .extract import HiddenStates
 from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
 
 # %% auto #0
-__all__ = ['TrainConfig', 'verifier_logits', 'ttt_loss', 'build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'train']
+__all__ = ['TrainConfig', 'verifier_logits', 'target_head', 'ttt_loss', 'build_draft', 'token_probe', 'low_freq_dims',
+           'copy_init', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 @dataclass
@@ -25,6 +26,7 @@ class TrainConfig:
     lr: float = 1e-3
     batch_size: int = 4          # sequences per optimizer step
     ttt_steps: int = 3           # K unrolled training-time-test steps
+    ttt_every: int = 1           # unroll all K steps on every n-th batch and only step 0 on the others (CPU demo: 2, see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
     max_grad_norm: float = 0.5
@@ -41,7 +43,7 @@ class TrainConfig:
     attn_lr_scale: float = 1.0   # learning-rate multiplier for `fc` and the attention (<1 keeps a copy-head start from being washed out)
     fsdp: bool = False           # under torchrun: shard parameters, gradients and optimizer state (FSDP2) instead of replicating them (DDP)
     def __post_init__(self):
-        if self.ttt_steps < 1 or self.batch_size < 1: raise ValueError("ttt_steps and batch_size must be >= 1")
+        if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1: raise ValueError("ttt_steps, ttt_every and batch_size must be >= 1")
         if not 0 < self.step_decay <= 1: raise ValueError(f"step_decay {self.step_decay} must be in (0, 1]")
         if self.precision not in ("auto", "bf16", "fp32"): raise ValueError(f"precision {self.precision!r}: choose auto, bf16 or fp32")
     @property
@@ -53,6 +55,10 @@ def verifier_logits(last:torch.Tensor, head:dict, rows:torch.Tensor|None=None, e
     h = last.float(); h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * head["norm.weight"].float()
     w = head["lm_head.weight"].float()
     return h @ (w if rows is None else w[rows]).T
+
+def target_head(head:dict, rows:torch.Tensor)->dict:
+    "The verifier's final norm and the `rows` of its `lm_head` in float32, once: what `verifier_logits` needs for draft-vocabulary targets at every step (converting and gathering the whole bf16 head each step took half the target time)."
+    return {"norm.weight": head["norm.weight"].float(), "lm_head.weight": head["lm_head.weight"].float()[rows].contiguous()}
 
 # %% ../nbs/04_train.ipynb #1344ff57
 def _global_sum(x:torch.Tensor, world:int)->torch.Tensor:
@@ -66,8 +72,12 @@ def _shift(x:torch.Tensor, n:int, fill=0)->torch.Tensor:
     out = torch.full_like(x, fill); out[:, :x.shape[1] - n] = x[:, n:]
     return out
 
-def ttt_loss(model:Eagle3Draft, batch:dict, head:dict, draft_ids:torch.Tensor, cfg:TrainConfig, eps:float, world:int=1)->tuple[torch.Tensor, list, list]:
-    "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax in the draft vocab)."
+def _at(x:torch.Tensor, n:int, where:torch.Tensor)->torch.Tensor:
+    "`_shift(x, n)[where]` without the shifted copy of x (for `where` False past the end): the (B, T, Vd) targets are not copied per step."
+    return x[:, n:][where[:, :x.shape[1] - n]]
+
+def ttt_loss(model:Eagle3Draft, batch:dict, head:dict, draft_ids:torch.Tensor|None, cfg:TrainConfig, eps:float, world:int=1)->tuple[torch.Tensor, list, list]:
+    "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax in the draft vocab). `draft_ids`: the head's rows of the draft vocabulary (None: `head` holds only those rows, see `target_head`)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T = ids.shape
     with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
@@ -81,9 +91,10 @@ def ttt_loss(model:Eagle3Draft, batch:dict, head:dict, draft_ids:torch.Tensor, c
         hidden, logits = model(hidden, _shift(ids, 1 + k), pos + k, att, cache, select=valid)  # logits only where scored (N, Vd)
         n = _global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
         if n == 0: break
-        lk = -(_shift(p, 1 + k)[valid] * logits.float().log_softmax(-1)).sum() * world / n  # ranks' gradients are averaged
+        lp = logits.float().log_softmax(-1)
+        lk = -(_at(p, 1 + k, valid) * lp).sum() * world / n              # ranks' gradients are averaged
         total = total + cfg.step_decay ** k * lk
-        losses.append(lk.item() / world); accs.append((logits.argmax(-1) == _shift(arg, 1 + k)[valid]).float().mean().item())
+        losses.append(lk.item() / world); accs.append((lp.argmax(-1) == _at(arg, 1 + k, valid)).float().mean().item())  # argmax in fp32: faster than in bf16, same index
     return total, losses, accs
 
 # %% ../nbs/04_train.ipynb #4c0fc0bd
@@ -197,8 +208,8 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     if config.draft_vocab_size != cfg.draft_vocab_size: raise ValueError(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; derive the config with the same draft vocabulary")
     if cfg.batch_size % world: raise ValueError(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     model, head, eps = build_draft(config, ds, cfg), ds.head(), ds.manifest["verifier"]["rms_norm_eps"]
-    head = {k: v.to(cfg.device) for k, v in head.items()}
     draft_ids = (torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()).to(cfg.device)
+    head = target_head({k: v.to(cfg.device) for k, v in head.items()}, draft_ids)
     if cfg.fsdp: _fsdp(model)
     params = [p for p in model.parameters() if p.requires_grad]
     per_epoch = math.ceil(len(ds) / cfg.batch_size); total = math.ceil(cfg.epochs * per_epoch)
@@ -217,8 +228,9 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch)}
         batch = _collate([ds[j] for j in plan[epoch][i][rank::world]])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
+        kc = cfg if (step + 1) % cfg.ttt_every == 0 else replace(cfg, ttt_steps=1)   # `ttt_every`: the other batches train step 0 only
         with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-            loss, losses, accs = ttt_loss(model, batch, head, draft_ids, cfg, eps, world)
+            loss, losses, accs = ttt_loss(model, batch, head, None, kc, eps, world)
         opt.zero_grad(); loss.backward()
         if not cfg.fsdp: _allreduce_grads(params, world)                 # FSDP reduce-scatters (and averages) by itself
         torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm); opt.step(); sched.step(); step += 1
