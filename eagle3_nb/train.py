@@ -76,12 +76,12 @@ def _at(x:torch.Tensor, n:int, where:torch.Tensor)->torch.Tensor:
     "`_shift(x, n)[where]` without the shifted copy of x (for `where` False past the end): the (B, T, Vd) targets are not copied per step."
     return x[:, n:][where[:, :x.shape[1] - n]]
 
-def ttt_loss(model:Eagle3Draft, batch:dict, head:dict, draft_ids:torch.Tensor|None, cfg:TrainConfig, eps:float, world:int=1)->tuple[torch.Tensor, list, list]:
-    "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax in the draft vocab). `draft_ids`: the head's rows of the draft vocabulary (None: `head` holds only those rows, see `target_head`)."
+def ttt_loss(model:Eagle3Draft, batch:dict, head:dict, cfg:TrainConfig, eps:float, world:int=1)->tuple[torch.Tensor, list, list]:
+    "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax in the draft vocab). `head`: the verifier's head on the draft vocabulary (`target_head`)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T = ids.shape
     with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
-        tl = verifier_logits(last, head, draft_ids, eps)                 # (B, T, Vd)
+        tl = verifier_logits(last, head, eps=eps)                        # (B, T, Vd)
         p, arg = tl.softmax(-1), tl.argmax(-1)
     hidden, cache, pos = model.fuse(aux), StepCache(), torch.arange(T).expand(B, T)
     total, losses, accs = 0.0, [], []
@@ -208,8 +208,7 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
     if config.draft_vocab_size != cfg.draft_vocab_size: raise ValueError(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; derive the config with the same draft vocabulary")
     if cfg.batch_size % world: raise ValueError(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     model, head, eps = build_draft(config, ds, cfg), ds.head(), ds.manifest["verifier"]["rms_norm_eps"]
-    draft_ids = (torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()).to(cfg.device)
-    head = target_head({k: v.to(cfg.device) for k, v in head.items()}, draft_ids)
+    head = {k: v.to(cfg.device) for k, v in target_head(head, torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
     params = [p for p in model.parameters() if p.requires_grad]
     per_epoch = math.ceil(len(ds) / cfg.batch_size); total = math.ceil(cfg.epochs * per_epoch)
@@ -230,7 +229,7 @@ def train(data:str|Path, config:LlamaConfig, out:str|Path, cfg:TrainConfig=Train
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         kc = cfg if (step + 1) % cfg.ttt_every == 0 else replace(cfg, ttt_steps=1)   # `ttt_every`: the other batches train step 0 only
         with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-            loss, losses, accs = ttt_loss(model, batch, head, None, kc, eps, world)
+            loss, losses, accs = ttt_loss(model, batch, head, kc, eps, world)
         opt.zero_grad(); loss.backward()
         if not cfg.fsdp: _allreduce_grads(params, world)                 # FSDP reduce-scatters (and averages) by itself
         torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm); opt.step(); sched.step(); step += 1
