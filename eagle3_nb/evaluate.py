@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc, json, os, time
 from pathlib import Path
 import torch
-from .extract import HiddenStates, vllm_env
+from .extract import EngineConfig, HiddenStates, vllm_engine, vllm_env
 from .model import Eagle3Draft, StepCache, ttt_mask
 from .reference import read_json
 
@@ -24,12 +24,17 @@ def spec_metrics(metrics:list)->dict:
     return {"drafts": drafts, "draft_tokens": m.get("vllm:spec_decode_num_draft_tokens", 0), "accepted": acc,
             "mean_acceptance_length": 1 + acc / max(drafts, 1), "per_position": [a / max(drafts, 1) for a in per]}
 
-def vllm_generate(verifier:str|Path, prompts:list, draft:str|Path|None=None, k:int=3, max_tokens:int=128, dtype:str="float32")->dict:
-    "Greedy chat completions of `prompts` in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
-    vllm_env()
-    from vllm import LLM, SamplingParams
-    spec = {"speculative_config": {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}} if draft else {}
-    llm = LLM(model=str(verifier), dtype=dtype, max_model_len=2048, enforce_eager=True, seed=0, disable_log_stats=False, **spec)
+def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
+                  prompts:list,                     # user messages, one chat each
+                  draft:str|Path|None=None,         # EAGLE-3 draft directory; None: plain decoding
+                  k:int=3,                          # speculative tokens per step
+                  max_tokens:int=128,               # answer length limit
+                  dtype:str="float32",              # dtype vLLM serves in
+                  engine:EngineConfig|dict|None=None # vLLM start-up options (a dict from JSON works too)
+                 )->dict:
+    "Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
+    from vllm import SamplingParams
+    llm = vllm_engine(verifier, dtype, EngineConfig(**engine) if isinstance(engine, dict) else engine, draft=draft, k=k)
     try:
         t = time.perf_counter()
         outs = llm.chat([[{"role": "user", "content": p}] for p in prompts], SamplingParams(max_tokens=max_tokens, temperature=0.0), use_tqdm=False)
@@ -102,21 +107,37 @@ def plot_history(hist:list, path:str|Path):
     a2.set_xlabel("step"); a2.set_ylabel("accuracy (smoothed)"); a2.legend(); fig.tight_layout(); fig.savefig(path, dpi=110); plt.close(fig)
 
 # %% ../nbs/06_evaluate.ipynb #c4bb26d5
-def heldout_from_baseline(verifier:str|Path, prompts:list, base:dict, out:str|Path, device:str="cpu")->Path:
-    "Extract the verifier's greedy answers from a `vllm_generate` run without draft (float32, as vLLM serves on CPU) for the offline estimate; resumable."
+def heldout_from_baseline(verifier:str|Path,  # verifier directory
+                          prompts:list,         # the user messages of the baseline run
+                          base:dict,            # `vllm_generate`'s result without a draft
+                          out:str|Path,         # extraction directory (resumed)
+                          device:str="cpu",     # where the verifier runs: cpu, cuda, or auto (shard over GPUs)
+                          dtype:str="float32"   # the dtype vLLM served in: the offline estimate must see the same numbers
+                         )->Path:
+    "Extract the verifier's greedy answers of a vLLM run without draft, for the offline estimate; resumable."
     from eagle3_nb.extract import ExtractConfig, extract
     recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]} for i, (p, t) in enumerate(zip(prompts, base["texts"]))]
-    extract(recs, verifier, out, ExtractConfig(device=device))
+    extract(recs, verifier, out, ExtractConfig(device=device, compute_dtype=dtype))
     return Path(out)
 
-def evaluate_draft(verifier:str|Path, draft:str|Path, prompts:list, heldout_data:str|Path|None, out:str|Path, k:int=3, max_tokens:int=128, device:str="cpu")->dict:
-    "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`. `heldout_data`: extracted greedy answers to `prompts`; None: the baseline run's own, extracted into `out/hidden_states_heldout`."
+def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
+                   draft:str|Path,               # exported vLLM-native draft directory
+                   prompts:list,                 # held-out user messages
+                   heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the baseline run's own
+                   out:str|Path,                 # metrics.json, summary.md, plots (a finished `out` is returned as is)
+                   k:int=3,                      # speculative tokens per step
+                   max_tokens:int=128,           # answer length limit
+                   device:str="cpu",             # where the held-out answers are extracted
+                   dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
+                   engine:EngineConfig|None=None # vLLM start-up options
+                  )->dict:
+    "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
     from transformers import LlamaConfig
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
-    base = vllm_generate(verifier, prompts, max_tokens=max_tokens)
-    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens)
-    if heldout_data is None: heldout_data = heldout_from_baseline(verifier, prompts, base, out/"hidden_states_heldout", device)
+    base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=engine)
+    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=engine)
+    if heldout_data is None: heldout_data = heldout_from_baseline(verifier, prompts, base, out/"hidden_states_heldout", device, dtype)
     cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
     model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"].float())
     from safetensors.torch import load_file

@@ -5,7 +5,8 @@
 # %% ../nbs/02_extract.ipynb #f706c45a
 from __future__ import annotations
 import hashlib, json, os, time, warnings
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 import torch
@@ -17,8 +18,9 @@ from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
 __all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records',
-           'RegenConfig', 'read_jsonl_resumable', 'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden',
-           'ExtractConfig', 'config_hash', 'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
+           'EngineConfig', 'vllm_engine', 'fast_bf16', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable',
+           'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash',
+           'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -64,6 +66,52 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
     if bad: warnings.warn(f"{path_or_id}: skipped {len(bad)} bad record(s) of {len(raw)}: " + "; ".join(bad[:5]) + (" ..." if len(bad) > 5 else ""))
     return recs
 
+# %% ../nbs/02_extract.ipynb #243dec2c
+@dataclass
+class EngineConfig:
+    "How vLLM is started: the same for regeneration, evaluation and the load probe."
+    tensor_parallel_size: int = 1        # GPUs one verifier is sharded over
+    max_model_len: int = 4096            # prompt + answer tokens per sequence
+    gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
+    enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
+    seed: int = 0
+    def __post_init__(self):
+        if self.tensor_parallel_size < 1 or self.max_model_len < 16: raise ValueError("tensor_parallel_size >= 1 and max_model_len >= 16")
+        if not 0 < self.gpu_memory_utilization <= 1: raise ValueError(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
+
+def vllm_engine(model:str|Path,                 # verifier directory or Hub id
+                dtype:str="float32",            # dtype vLLM serves in
+                engine:EngineConfig|None=None,  # start-up options; None: the defaults
+                draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
+                k:int=3):                       # speculative tokens per step (with `draft`)
+    "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
+    vllm_env()
+    from vllm import LLM
+    from vllm.platforms import current_platform
+    e, cpu = engine or EngineConfig(), current_platform.is_cpu()
+    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len, seed=e.seed,
+              enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
+    if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
+    if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
+    return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **kw)
+
+# %% ../nbs/02_extract.ipynb #598c1ba4
+@cache
+def fast_bf16(device:str="cpu")->bool:
+    "True where a bfloat16 matmul beats float32 by 10% on `device` (always on CUDA); measured once per process."
+    if device.startswith("cuda") or device == "auto": return True
+    a, b = torch.randn(256, 576), torch.randn(576, 1536)
+    def best(x, y):
+        x @ y
+        ts = []
+        for _ in range(5): t = time.perf_counter(); x @ y; ts.append(time.perf_counter() - t)
+        return min(ts)
+    return best(a.bfloat16(), b.bfloat16()) < 0.9 * best(a, b)
+
+def auto_dtype(dtype:str, device:str="cpu")->str:
+    "`dtype`, with 'auto' resolved to bfloat16 where it is fast on `device`, else float32."
+    return ("bfloat16" if fast_bf16(device) else "float32") if dtype == "auto" else dtype
+
 # %% ../nbs/02_extract.ipynb #74de9cf3
 @dataclass
 class RegenConfig:
@@ -72,9 +120,9 @@ class RegenConfig:
     temperature: float = 0.0      # 0: greedy (what speculative decoding will mostly serve)
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
-    device: str = "cpu"
-    dtype: str = "float32"        # what vLLM CPU serves in the evaluation; bfloat16 is ~1.7x faster on CPUs with AVX-512 BF16 and as fluent, but its greedy answers diverge from float32's
-    tensor_parallel_size: int = 1 # vLLM backend: GPUs a big verifier is sharded over
+    device: str = "cpu"           # cpu, cuda, or auto (transformers backend: device_map over all GPUs)
+    dtype: str = "float32"        # float32 is what vLLM CPU serves; bfloat16 is faster where the CPU has native bf16 (`fast_bf16`)
+    engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"): raise ValueError(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if self.max_new_tokens < 1 or self.batch_size < 1: raise ValueError("max_new_tokens and batch_size must be >= 1")
@@ -129,9 +177,8 @@ def vllm_env(env:dict|None=None)->dict:
     return env
 
 def _vllm_generate(todo, verifier, cfg):
-    vllm_env()
-    from vllm import LLM, SamplingParams
-    llm = LLM(model=str(verifier), dtype=cfg.dtype, max_model_len=4096, enforce_eager=cfg.device == "cpu", seed=0, tensor_parallel_size=cfg.tensor_parallel_size)
+    from vllm import SamplingParams
+    llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
     sp = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature)
     for i in range(0, len(todo), 128):  # a chunk is the unit of resume; larger chunks batch better
         batch = todo[i:i + 128]
@@ -209,6 +256,10 @@ def _manifest(out:Path, verifier, model, cfg:ExtractConfig, layer_ids)->dict:
         old = read_json(out/"manifest.json")
         if old["verifier"]["config_sha256"] != m["verifier"]["config_sha256"] or old["aux_layer_ids"] != layer_ids:
             raise CheckpointError(f"{out} holds hidden states of verifier {old['verifier']['path']} (config {old['verifier']['config_sha256']}, layers {old['aux_layer_ids']}), not of {verifier} (config {m['verifier']['config_sha256']}, layers {layer_ids}); use a new output directory")
+        for k in ("dtype", "compute_dtype", "max_len", "overlong"):
+            if old.get(k) != m[k]:
+                raise CheckpointError(f"{out} holds hidden states extracted with {k}={old.get(k)}, this run asks for {k}={m[k]}: "
+                                      f"mixing them would train on two conventions. Use a new output directory, or {k}={old.get(k)}")
         return old
     return m
 

@@ -6,10 +6,11 @@
 from __future__ import annotations
 import importlib.util, json, os, shutil, uuid
 from pathlib import Path
-from .reference import CheckpointError
+from .reference import CheckpointError, read_json
 
 # %% auto #0
-__all__ = ['GGUF_NAME', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'load_verifier', 'chat_ids']
+__all__ = ['GGUF_NAME', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build', 'load_verifier',
+           'chat_ids', 'smollm2_as']
 
 # %% ../nbs/01a_verifier.ipynb #73d23c87
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -42,13 +43,19 @@ def embedded_verifier(cache:str|Path|None=None, # default: `cache_dir()`
                       convert=convert_gguf      # the converter (a parameter so tests can break it)
                      )->Path:
     "A local HF directory of SmolLM2-135M-Instruct, converted from the shipped GGUF once and cached."
-    dst = Path(cache or cache_dir())/"SmolLM2-135M-Instruct"
+    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct", lambda tmp: convert(smollm2_gguf(), tmp), GGUF_NAME)
+
+def cached_build(dst:Path,   # the finished directory
+                 build,      # build(tmp): writes the directory's files into `tmp`
+                 source:str  # what it was built from (recorded in the `.complete` marker)
+                )->Path:
+    "`dst`, built once into a private temporary directory and renamed into place when complete."
     if (dst/".complete").exists(): return dst
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.parent/f".tmp-{dst.name}-{uuid.uuid4().hex[:8]}"
     try:
-        convert(smollm2_gguf(), tmp)
-        (tmp/".complete").write_text(json.dumps({"from": GGUF_NAME}))
+        build(tmp)
+        (tmp/".complete").write_text(json.dumps({"from": source}))
         if dst.exists() and not (dst/".complete").exists(): shutil.rmtree(dst)
         try: os.replace(tmp, dst)
         except OSError:
@@ -71,3 +78,51 @@ def load_verifier(path:str|Path|None=None, # HF directory or Hub id; default: th
 def chat_ids(tok, prompt:str)->list[int]:
     "Token ids of a single-turn chat prompt, ready for the assistant's answer."
     return list(tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"])
+
+# %% ../nbs/01a_verifier.ipynb #5f0a38d7
+def _spread_heads(w, n:int, d:int, d2:int, dim:int=0):
+    "`n` heads of `d` dims along `dim` of `w` placed on the even rotary pairs of `d2`-dim heads (zeros elsewhere)."
+    import torch
+    idx = torch.cat([torch.arange(d // 2) * 2, d2 // 2 + torch.arange(d // 2) * 2])
+    w = w.movedim(dim, 0); out = w.new_zeros(n, d2, *w.shape[1:])
+    out[:, idx] = w.reshape(n, d, *w.shape[1:])
+    return out.reshape(n * d2, *w.shape[1:]).movedim(0, dim)
+
+def _repack(src:Path, kind:str, tmp:Path):
+    "Write SmolLM2 (`src`) as architecture `kind` into `tmp`."
+    import torch, transformers
+    from safetensors.torch import load_file
+    c, sd = read_json(src/"config.json"), {k: v.float() for k, v in load_file(str(src/"model.safetensors")).items()}
+    n, kv, d = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+    keep = ["hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "num_hidden_layers", "vocab_size",
+            "rms_norm_eps", "tie_word_embeddings", "max_position_embeddings", "bos_token_id", "eos_token_id", "rope_parameters"]
+    base = {k: c[k] for k in keep}
+    if kind == "llama-hd128":
+        cls, cfg = transformers.LlamaForCausalLM, transformers.LlamaConfig(**base, head_dim=128)
+        for k in sd:
+            if k.endswith("q_proj.weight"): sd[k] = _spread_heads(sd[k], n, d, 128) * (128 / d) ** 0.5
+            elif k.endswith(("k_proj.weight", "v_proj.weight")): sd[k] = _spread_heads(sd[k], kv, d, 128)
+            elif k.endswith("o_proj.weight"): sd[k] = _spread_heads(sd[k], n, d, 128, dim=1)
+    elif kind == "qwen2":
+        cls, cfg = transformers.Qwen2ForCausalLM, transformers.Qwen2Config(**base, use_sliding_window=False)
+        sd |= {k.replace("weight", "bias"): torch.zeros(v.shape[0]) for k, v in sd.items() if k.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight"))}
+    elif kind == "mixtral":
+        cls, cfg = transformers.MixtralForCausalLM, transformers.MixtralConfig(**base, num_local_experts=2, num_experts_per_tok=2)
+        for i in range(c["num_hidden_layers"]):
+            g, u, dn = (sd.pop(f"model.layers.{i}.mlp.{p}_proj.weight") for p in ("gate", "up", "down"))
+            sd |= {f"model.layers.{i}.mlp.gate.weight": torch.zeros(2, c["hidden_size"]),
+                   f"model.layers.{i}.mlp.experts.gate_up_proj": torch.stack([torch.cat([g, u])] * 2),
+                   f"model.layers.{i}.mlp.experts.down_proj": torch.stack([dn] * 2)}
+    else: raise CheckpointError(f"smollm2_as({kind!r}): choose llama-hd128, qwen2 or mixtral")
+    model = cls(cfg); model.load_state_dict(sd, strict=not c["tie_word_embeddings"])
+    model.config.name_or_path = f"SmolLM2-135M-Instruct-as-{kind}"
+    model.save_pretrained(tmp)
+    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"): shutil.copy(src/f, tmp/f)
+
+def smollm2_as(kind:str,                      # llama-hd128, qwen2 or mixtral
+               cache:str|Path|None=None       # default: `cache_dir()`
+              )->Path:
+    "The embedded SmolLM2 re-packed exactly as another architecture (a local HF directory, built once and cached)."
+    if kind not in ("llama-hd128", "qwen2", "mixtral"): raise CheckpointError(f"smollm2_as({kind!r}): choose llama-hd128, qwen2 or mixtral")
+    src = embedded_verifier(cache)
+    return cached_build(Path(cache or cache_dir())/f"SmolLM2-135M-Instruct-as-{kind}", lambda tmp: _repack(src, kind, tmp), f"{src} as {kind}")

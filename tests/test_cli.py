@@ -118,6 +118,21 @@ def test_config_file_from_a_shell(tmp_path):
     assert r.returncode == 2 and "unknown option(s) ['verifer']" in r.stderr
 
 def test_help_is_complete_for_every_subcommand():
-    for c in ("inspect", "derive", "regenerate", "extract", "train", "export", "convert", "verify", "evaluate", "demo"):
+    for c in ("inspect", "derive", "regenerate", "extract", "train", "export", "convert", "verify", "evaluate", "run", "demo"):
         r = run(c, "--help")
         assert r.returncode == 0 and "--config" in r.stdout, c
+
+
+def test_run_stops_before_work_on_bad_input(tmp_path):
+    "An architecture vLLM cannot speculate on, an empty prompt file, a misspelt setting: one line, exit 2, run dir untouched."
+    from eagle3_nb.verifier import smollm2_as
+    r = run("run", "--verifier", smollm2_as("mixtral"), "--run-dir", tmp_path/"a", "--device", "cpu")
+    last = r.stderr.strip().splitlines()[-1]   # vLLM prints a line of its own at import
+    assert r.returncode == 2 and last.startswith("eagle3: error: pre-flight") and "SupportsEagle3" in last, r.stderr
+    assert not (tmp_path/"a"/"conversations.jsonl").exists()
+    (tmp_path/"empty.jsonl").write_text("{\"nothing\": 1}\n")
+    r = run("run", "--run-dir", tmp_path/"b", "--device", "cpu", "--prompt-source", tmp_path/"empty.jsonl", "--preflight-steps", "0")
+    assert r.returncode == 2 and "no usable records" in r.stderr, r.stderr
+    (tmp_path/"run.yaml").write_text("prompts: 8\ntrain: {epochz: 3}\n")
+    r = run("run", "--run-dir", tmp_path/"c", "--config", tmp_path/"run.yaml")
+    assert r.returncode == 2 and "epochz" in r.stderr, r.stderr
