@@ -93,7 +93,8 @@ def cmd_regenerate(a)->int:
     from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out"))
     eng = {k: g.pop(k) for k in list(g) if k in {f.name for f in dataclasses.fields(EngineConfig)}}
-    print(regenerate(_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, RegenConfig(**g, engine=EngineConfig(**eng))))
+    cfg = RegenConfig(**g, engine=EngineConfig(**eng))
+    print(regenerate(_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, cfg))
     return 0
 
 def cmd_extract(a)->int:

@@ -13,14 +13,14 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 from tqdm.auto import tqdm
-from .reference import CheckpointError, read_json, fixture
+from .reference import CheckpointError, fixture, load_config, read_json
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
 __all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records',
-           'EngineConfig', 'vllm_engine', 'fast_bf16', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable',
-           'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash',
-           'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
+           'EngineConfig', 'context_length', 'vllm_engine', 'fast_bf16', 'auto_dtype', 'RegenConfig',
+           'read_jsonl_resumable', 'regenerate', 'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
+           'config_hash', 'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -71,13 +71,17 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
 class EngineConfig:
     "How vLLM is started: the same for regeneration, evaluation and the load probe."
     tensor_parallel_size: int = 1        # GPUs one verifier is sharded over
-    max_model_len: int = 4096            # prompt + answer tokens per sequence
+    max_model_len: int|None = None       # prompt + answer tokens per sequence; None: the verifier's context, at most 4096
     gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
     enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
     seed: int = 0
     def __post_init__(self):
-        if self.tensor_parallel_size < 1 or self.max_model_len < 16: raise ValueError("tensor_parallel_size >= 1 and max_model_len >= 16")
+        if self.tensor_parallel_size < 1 or (self.max_model_len or 16) < 16: raise ValueError("tensor_parallel_size >= 1 and max_model_len >= 16")
         if not 0 < self.gpu_memory_utilization <= 1: raise ValueError(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
+
+def context_length(verifier:str|Path, most:int=4096)->int:
+    "The verifier's context (`max_position_embeddings`, of its text model), at most `most`."
+    return min(most, text_config(load_config(verifier)).config.get("max_position_embeddings") or most)
 
 def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
@@ -89,7 +93,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm import LLM
     from vllm.platforms import current_platform
     e, cpu = engine or EngineConfig(), current_platform.is_cpu()
-    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len, seed=e.seed,
+    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model), seed=e.seed,
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
@@ -116,7 +120,7 @@ def auto_dtype(dtype:str, device:str="cpu")->str:
 @dataclass
 class RegenConfig:
     "How the verifier answers the prompts."
-    max_new_tokens: int = 256     # the peer's budget was 320; most SmolLM2 answers end sooner
+    max_new_tokens: int = 256     # speculators 0.9.0's SmolLM2 recipe used 320; most answers end sooner
     temperature: float = 0.0      # 0: greedy (what speculative decoding will mostly serve)
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
@@ -159,6 +163,7 @@ def _hf_generate(todo, verifier, cfg):
     from eagle3_nb.verifier import load_verifier
     model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device)
     tok.padding_side = "left"
+    if tok.pad_token is None: tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
     for i in range(0, len(todo), cfg.batch_size):
         batch = todo[i:i + cfg.batch_size]
         enc = tok.apply_chat_template([_first_turn(r["messages"]) for r in batch], add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True).to(model.device)
