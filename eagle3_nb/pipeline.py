@@ -154,7 +154,7 @@ def check_run_dir(run_dir:Path, cfg:RunConfig):
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
         if k in IGNORED or old.get(k) == new.get(k): continue
-        first = STAGE_OF[k.split(".")[0]]
+        first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting this version does not know: assume it shaped everything
         done = [s for s in order[order.index(first):] if (run_dir/DONE[s]).exists()]
         if done: raise CheckpointError(f"{run_dir} was made with {k}={old.get(k)!r}, this run asks for {new.get(k)!r}, and its "
                                        f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={old.get(k)!r}, or "
