@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #6083b5e2
 from __future__ import annotations
-import argparse, dataclasses, json, sys, time, typing, warnings
+import argparse, dataclasses, json, sys, typing, warnings
 from pathlib import Path
 from .reference import CheckpointError, fixture, inspect_draft, spec_problems, spec_table, spec_to_json, save_spec
 from .derive import derive_draft_config, derived_spec
@@ -82,6 +82,11 @@ def cmd_verify(a)->int:
     print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.ok else 1
 
+def _engine(g:dict):
+    "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them."
+    from eagle3_nb.extract import EngineConfig
+    return EngineConfig(**{f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g})
+
 def _records(source:str, split:str, limit:int|None)->list:
     from eagle3_nb.extract import default_prompts, load_chat_records
     recs = default_prompts(split) if source == "default" else load_chat_records(source, split)
@@ -89,11 +94,11 @@ def _records(source:str, split:str, limit:int|None)->list:
 
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
-    from eagle3_nb.extract import EngineConfig, RegenConfig, regenerate
+    from eagle3_nb.extract import RegenConfig, regenerate
     from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out"))
-    eng = {k: g.pop(k) for k in list(g) if k in {f.name for f in dataclasses.fields(EngineConfig)}}
-    cfg = RegenConfig(**g, engine=EngineConfig(**eng))
+    eng = _engine(g)
+    cfg = RegenConfig(**g, engine=eng)
     print(regenerate(_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, cfg))
     return 0
 
@@ -133,10 +138,9 @@ def cmd_convert(a)->int:
 def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
-    from eagle3_nb.extract import EngineConfig
     from eagle3_nb.verifier import embedded_verifier
     held = [r["messages"][0]["content"] for r in _records(a.prompt_set, "heldout" if a.prompt_set == "default" else a.split, a.prompts)]
-    eng = EngineConfig(**{k: v for k, v in given(a).items() if k in {f.name for f in dataclasses.fields(EngineConfig)}})
+    eng = _engine(given(a))
     ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens,
                         device=a.device, dtype=a.dtype, engine=eng)
     print(json.dumps(ev, indent=1))
