@@ -78,9 +78,26 @@ def given(a:argparse.Namespace, skip:tuple=())->dict:
 def cmd_verify(a)->int:
     "Verify a draft checkpoint; exit 1 on any error."
     from eagle3_nb.verify import verify
-    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data)
+    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device)
+    if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
+    elif a.probe:
+        import tempfile
+        from eagle3_nb.evaluate import probe_acceptance
+        prompts = [r["messages"][0]["content"] for r in _records("default", "heldout", a.probe_prompts)]
+        dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
+        with tempfile.TemporaryDirectory() as tmp:
+            p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained, tol=a.probe_tol,
+                                 dtype="bfloat16" if dev == "cuda" else "float32", device=dev)
+        rep.checks.append("acceptance")
+        print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
+              f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
+        if p["finding"]: rep.findings.append(p["finding"])
     print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.ok else 1
+
+def _cuda()->bool:
+    import torch
+    return torch.cuda.is_available()
 
 def _engine(g:dict):
     "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them."
@@ -244,6 +261,13 @@ def parser()->argparse.ArgumentParser:
     v.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub id")
     v.add_argument("--reference", help="reference draft")
     v.add_argument("--data", help="extraction directory the draft was trained on (conventions, embedding)")
+    v.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                   help="where vLLM will serve the draft (attention backends, KV cache); auto: the installed vLLM's platform")
+    v.add_argument("--probe", action="store_true", help="also serve the pair in vLLM on held-out prompts and compare its "
+                   "acceptance with the trained PyTorch draft's (a gap above --probe-tol is an error)")
+    v.add_argument("--probe-prompts", type=int, default=16, help="held-out prompts the probe serves")
+    v.add_argument("--probe-tol", type=float, default=0.05, help="largest |tau vLLM - tau offline| taken as the same computation")
+    v.add_argument("--trained", help="training run directory (checkpoint.pt: the config trained with); default: the draft's parent")
     v.add_argument("--json", action="store_true", help="JSON report")
     ev = cmd("evaluate", cmd_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and without the draft, plots")
     ev.add_argument("--draft", required=True, help="draft directory")

