@@ -259,6 +259,9 @@ def head_size_support(head_size:int, device:str)->tuple[bool, str]:
     if device == "cpu" and current_platform.device_type == "cpu":
         ok = [cpu_kernel_takes(head_size, d) for d in ("float32", "bfloat16")]
         why = ok[0][1] if ok[0][0] == ok[1][0] else f"float32: {ok[0][1]}; bfloat16: {ok[1][1]}"
+        if not all(o for o, _ in ok):
+            runs = [h for h in range(16, 264, 8) if cpu_kernel_takes(h)[0]]
+            why += f"; it runs {runs}"
         return all(o for o, _ in ok), f"vLLM {vllm.__version__} on cpu, head size {head_size}: {why}"
     bs = attention_backends(device)
     ok = [n for n, c in bs if c.supports_head_size(head_size)]
@@ -323,7 +326,8 @@ def check_vllm(r:Report,           # the report the rows go to
     ok, why = vllm_eagle3_support(verifier.get("architectures") or [])
     if not ok: r.add("vllm", "verifier architectures", verifier.get("architectures"), "a SupportsEagle3 model class", "error", why)
     ok, why = head_size_support(s.head_dim, device)
-    if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention backend takes", "error", why + "; retrain with one")
+    if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes", "error",
+                     why + ": derive and train the draft with one of those")
     if s.num_attention_heads % s.num_key_value_heads:
         r.add("vllm", "num_key_value_heads", s.num_key_value_heads, f"a divisor of {s.num_attention_heads}", "error",
               "vLLM's attention needs num_attention_heads divisible by num_key_value_heads (grouped-query attention)")
