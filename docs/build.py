@@ -33,10 +33,30 @@ def stage_notebook(nb:dict)->dict:
             c["source"] = "\n".join(l for l in lines if not l.startswith("#|")).strip("\n")
             for o in c.get("outputs", []):   # show_doc's Markdown opens with a rule, which docutils refuses inside an output
                 md = o.get("data", {}).get("text/markdown")
-                if md is not None: o["data"]["text/markdown"] = re.sub(r"^\s*---\s*\n", "", "".join(md))
+                if md is not None: o["data"]["text/markdown"] = api_table(re.sub(r"^\s*---\s*\n", "", "".join(md)))
             if not c["source"] and not c.get("outputs"): continue
         cells.append(c)
     return {**nb, "cells": cells}
+
+def api_table(md:str)->str:
+    "show_doc's Markdown with a table of the documented parameters (type, default, details) under the docstring."
+    import importlib, inspect
+    from fastcore.docments import docments
+    m = re.search(r"eagle3_nb/(\w+)\.py#L\d+", md)
+    h = re.search(r"^###\s+(\w+)(?:\.(\w+))?\s*$", md, re.M)
+    if not (m and h): return md
+    obj = getattr(importlib.import_module(f"eagle3_nb.{m.group(1)}"), h.group(1), None)
+    if h.group(2): obj = getattr(obj, h.group(2), None)
+    if not callable(obj) or inspect.isclass(obj): return md
+    try: d = docments(obj, full=True)
+    except (TypeError, ValueError): return md
+    rows = [(k, v) for k, v in d.items() if k not in ("return", "self") and v.get("docment")]
+    if not rows: return md
+    cell = lambda x: "" if x is inspect._empty else str(x).replace("|", "\\|").replace("\n", " ")
+    typ = lambda a: cell(a if isinstance(a, str) or a is inspect._empty else getattr(a, "__name__", a))
+    table = ["", "| parameter | type | default | details |", "|---|---|---|---|"]
+    table += [f"| `{k}` | {typ(v['anno'])} | {cell(v['default'])} | {cell(v['docment'])} |" for k, v in rows]
+    return md.rstrip() + "\n" + "\n".join(table) + "\n"
 
 def title(nb:dict)->str:
     for c in nb["cells"]:

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import argparse, dataclasses, json, sys, typing, warnings
 from pathlib import Path
-from .reference import CheckpointError, fixture, inspect_draft, spec_problems, spec_table, spec_to_json, save_spec
+from .core import Eagle3Error
+from .reference import fixture, inspect_draft, spec_problems, spec_table, spec_to_json, save_spec
 from .derive import derive_draft_config, derived_spec
 
 # %% auto #0
@@ -83,7 +84,8 @@ def cmd_verify(a)->int:
     elif a.probe:
         import tempfile
         from eagle3_nb.evaluate import probe_acceptance
-        prompts = [r["messages"][0]["content"] for r in _records("default", "heldout", a.probe_prompts)]
+        from eagle3_nb.extract import prompt_records
+        prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
             p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained, tol=a.probe_tol,
@@ -104,19 +106,14 @@ def _engine(g:dict):
     from eagle3_nb.extract import EngineConfig
     return EngineConfig(**{f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g})
 
-def _records(source:str, split:str, limit:int|None)->list:
-    from eagle3_nb.extract import default_prompts, load_chat_records
-    recs = default_prompts(split) if source == "default" else load_chat_records(source, split)
-    return recs[:limit] if limit else recs
-
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
-    from eagle3_nb.extract import RegenConfig, regenerate
+    from eagle3_nb.extract import RegenConfig, prompt_records, regenerate
     from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out"))
     eng = _engine(g)
     cfg = RegenConfig(**g, engine=eng)
-    print(regenerate(_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, cfg))
+    print(regenerate(prompt_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, cfg))
     return 0
 
 def cmd_extract(a)->int:
@@ -155,8 +152,10 @@ def cmd_convert(a)->int:
 def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
+    from eagle3_nb.extract import prompt_records
     from eagle3_nb.verifier import embedded_verifier
-    held = [r["messages"][0]["content"] for r in _records(a.prompt_set, "heldout" if a.prompt_set == "default" else a.split, a.prompts)]
+    split = "heldout" if a.prompt_set == "default" else a.split
+    held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]
     eng = _engine(given(a))
     ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens,
                         device=a.device, dtype=a.dtype, engine=eng)
@@ -175,8 +174,9 @@ def _run_settings(a)->dict:
     f = {}
     if a.config:
         try: f = yaml.safe_load(Path(a.config).read_text()) or {}
-        except (OSError, yaml.YAMLError) as e: raise CheckpointError(f"config file {a.config}: {e}".splitlines()[0]) from None
-        if not isinstance(f, dict): raise CheckpointError(f"config file {a.config} must hold a mapping of setting: value")
+        except (OSError, yaml.YAMLError) as e:
+            raise Eagle3Error(f"config file {a.config}: {e}".splitlines()[0]) from None
+        if not isinstance(f, dict): raise Eagle3Error(f"config file {a.config} must hold a mapping of setting: value")
         f = {k.replace("-", "_"): v for k, v in f.items() if k not in top}
     return _merge(f, given(a, top))
 
@@ -184,7 +184,7 @@ def cmd_run(a)->int:
     "Every stage for one verifier into a run directory, resumable; summary.json at the end."
     from eagle3_nb.pipeline import run, run_config
     try: cfg = run_config(a.preset, **_run_settings(a))
-    except TypeError as e: raise CheckpointError(f"unknown setting: {e}; see `eagle3 run --help`") from None
+    except TypeError as e: raise Eagle3Error(f"unknown setting: {e}; see `eagle3 run --help`") from None
     run(cfg, a.run_dir)
     return 0
 
@@ -207,8 +207,9 @@ def parser()->argparse.ArgumentParser:
     from eagle3_nb.extract import EngineConfig, ExtractConfig, RegenConfig
     from eagle3_nb.train import TrainConfig
     from eagle3_nb.pipeline import PRESETS, RunConfig
-    p = argparse.ArgumentParser(prog="eagle3", description="EAGLE-3 drafts that provably load and work in vLLM. Every subcommand "
-                                "takes --config FILE (YAML or JSON); flags given on the command line win.")
+    about = ("EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON); "
+             "flags given on the command line win.")
+    p = argparse.ArgumentParser(prog="eagle3", description=about)
     sub = p.add_subparsers(dest="cmd", required=True)
     def cmd(name, fn, help):
         s = sub.add_parser(name, help=help, description=help)
@@ -220,12 +221,14 @@ def parser()->argparse.ArgumentParser:
     d = cmd("derive", cmd_derive, "derive the draft config and expected tensor table from a verifier")
     d.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub repo id")
     d.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
-    d.add_argument("--draft-vocab-size", type=int, help="draft vocabulary size (default: reference's, else min(32000, vocab))")
+    d.add_argument("--draft-vocab-size", type=int, help="draft vocabulary size (default: reference's, else "
+                                                        "min(32000, vocab))")
     d.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention (input of layer k); default 2,L//2,L-3")
     d.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     d.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
     g = cmd("regenerate", cmd_regenerate, "the verifier answers prompts (JSONL out, resumable)")
-    g.add_argument("--prompts", default="default", help="'default' (shipped set), a .json/.jsonl file, a datasets dir or Hub dataset id")
+    g.add_argument("--prompts", default="default", help="'default' (shipped set), a .json/.jsonl file, a datasets "
+                                                        "dir or Hub dataset id")
     g.add_argument("--split", default="train", help="'train'/'heldout' of the shipped set, or the dataset split")
     g.add_argument("--limit", type=int, help="only the first N prompts")
     g.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
@@ -236,7 +239,8 @@ def parser()->argparse.ArgumentParser:
     x.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     x.add_argument("--out", required=True, help="shard directory (re-running resumes)")
     add_fields(x, ExtractConfig)
-    t = cmd("train", cmd_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under torchrun: DDP, or FSDP with --fsdp")
+    t = cmd("train", cmd_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under "
+                                "torchrun: DDP, or FSDP with --fsdp")
     t.add_argument("--data", required=True, help="shard directory written by `extract`")
     t.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     t.add_argument("--reference", help="reference draft whose choices win in the derived config")
@@ -248,61 +252,80 @@ def parser()->argparse.ArgumentParser:
     e.add_argument("--format", default="vllm", choices=["vllm", "speculators"])
     e.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
     e.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
-    e.add_argument("--embed-tokens", action="store_true", help="include the (frozen) embedding; by default vLLM shares the verifier's")
-    c = cmd("convert", cmd_convert, "convert a draft (any tool's) between the vLLM-native and speculators formats, every default made explicit")
+    e.add_argument("--embed-tokens", action="store_true", help="include the (frozen) embedding; by default vLLM "
+                                                               "shares the verifier's")
+    c = cmd("convert", cmd_convert, "convert a draft (any tool's) between the vLLM-native and speculators formats, "
+                                    "every default made explicit")
     c.add_argument("src", help="draft directory (vLLM-native or speculators)")
     c.add_argument("--out", required=True, help="draft directory to write")
     c.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
     c.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
     c.add_argument("--dtype", choices=["bfloat16", "float16", "float32"], help="re-cast floating tensors (default: keep)")
     c.add_argument("--k", type=int, default=3, help="speculators: speculative tokens of the default proposal method")
-    v = cmd("verify", cmd_verify, "check a draft checkpoint against its verifier, vLLM's rules, its data and a reference")
+    v = cmd("verify", cmd_verify, "check a draft checkpoint against its verifier, vLLM's rules, its data and a "
+                                  "reference")
     v.add_argument("checkpoint", help="draft directory")
     v.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub id")
     v.add_argument("--reference", help="reference draft")
     v.add_argument("--data", help="extraction directory the draft was trained on (conventions, embedding)")
     v.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                    help="where vLLM will serve the draft (attention backends, KV cache); auto: the installed vLLM's platform")
-    v.add_argument("--probe", action="store_true", help="also serve the pair in vLLM on held-out prompts and compare its "
-                   "acceptance with the trained PyTorch draft's (a gap above --probe-tol is an error)")
+    v.add_argument("--probe", action="store_true",
+                   help="also serve the pair in vLLM on held-out prompts and compare its acceptance with the trained "
+                        "PyTorch draft's (a gap above --probe-tol is an error)")
     v.add_argument("--probe-prompts", type=int, default=16, help="held-out prompts the probe serves")
-    v.add_argument("--probe-tol", type=float, default=0.05, help="largest |tau vLLM - tau offline| taken as the same computation")
-    v.add_argument("--trained", help="training run directory (checkpoint.pt: the config trained with); default: the draft's parent")
+    v.add_argument("--probe-tol", type=float, default=0.05, help="largest |tau vLLM - tau offline| taken as the "
+                                                                 "same computation")
+    v.add_argument("--trained", help="training run directory (checkpoint.pt: the config trained with); default: "
+                                     "the draft's parent")
     v.add_argument("--json", action="store_true", help="JSON report")
-    ev = cmd("evaluate", cmd_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and without the draft, plots")
+    ev = cmd("evaluate", cmd_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and "
+                                       "without the draft, plots")
     ev.add_argument("--draft", required=True, help="draft directory")
     ev.add_argument("--heldout-data", help="extraction dir of the prompts' greedy answers for the offline estimate "
                     "(default: extract the baseline run's own answers into OUT/hidden_states_heldout)")
     ev.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     ev.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
-    ev.add_argument("--prompt-set", default="default", help="'default' (shipped held-out split), a .json/.jsonl file or dataset")
+    ev.add_argument("--prompt-set", default="default", help="'default' (shipped held-out split), a .json/.jsonl "
+                                                            "file or dataset")
     ev.add_argument("--split", default="test", help="dataset split for --prompt-set")
     ev.add_argument("--prompts", type=int, default=64, help="first N prompts")
-    ev.add_argument("--k", type=int, default=3, help="speculative tokens"); ev.add_argument("--max-tokens", type=int, default=192)
-    ev.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto (shard over GPUs)")
+    ev.add_argument("--k", type=int, default=3, help="speculative tokens")
+    ev.add_argument("--max-tokens", type=int, default=192)
+    ev.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "
+                                                    "(shard over GPUs)")
     ev.add_argument("--dtype", default="float32", help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")
     add_fields(ev, EngineConfig)
     for name, fn, help, preset, rd in (
-            ("run", cmd_run, "every stage for one verifier into a run directory, resumable (pre-flight verify, summary.json)", "auto", None),
+            ("run", cmd_run, "every stage for one verifier into a run directory, resumable (pre-flight verify, "
+                             "summary.json)", "auto", None),
             ("demo", cmd_demo, "the whole pipeline on the embedded SmolLM2 verifier (the `demo` preset)", "demo", "runs/demo")):
         r = cmd(name, fn, help)
-        if name == "run": r.add_argument("--preset", default=preset, choices=["auto", *PRESETS], help="named settings under the flags given")
-        r.add_argument("--run-dir", default=rd, required=rd is None, help="where every artefact goes (re-running resumes)")
+        if name == "run":
+            r.add_argument("--preset", default=preset, choices=["auto", *PRESETS], help="named settings under the flags")
+        r.add_argument("--run-dir", default=rd, required=rd is None, help="where every artefact goes (a re-run resumes)")
         add_fields(r, RunConfig, skip=RUN_SET_ELSEWHERE, flat=("engine",))
     return p
 
 # %% ../nbs/09_cli.ipynb #6d366605
-def load_cli_config(path:str|Path, cmd:str, known:dict)->dict:
-    "Option values for subcommand `cmd` from a YAML/JSON file: top-level keys apply to every subcommand that has the option, a section named after `cmd` overrides them. `known` maps subcommand -> its option names."
+def load_cli_config(path:str|Path, # a YAML or JSON file
+                    cmd:str,        # the subcommand whose options are wanted
+                    known:dict,     # subcommand -> the names of its options
+                   )->dict:
+    "Option values of subcommand `cmd` from a YAML/JSON file: top-level keys, overridden by a section named `cmd`."
     import yaml
     try: d = yaml.safe_load(Path(path).read_text())   # YAML is a superset of JSON
-    except (OSError, yaml.YAMLError) as e: raise CheckpointError(f"config file {path}: {e}".splitlines()[0]) from None
-    if not isinstance(d, dict): raise CheckpointError(f"config file {path} must hold a mapping of option: value (and optional per-subcommand sections)")
+    except (OSError, yaml.YAMLError) as e: raise Eagle3Error(f"config file {path}: {e}".splitlines()[0]) from None
+    if not isinstance(d, dict):
+        raise Eagle3Error(f"config file {path} must hold a mapping of option: value (and optional per-subcommand "
+                          "sections)")
     norm = lambda m: {k.replace("-", "_"): v for k, v in m.items()}
     top, sec = norm({k: v for k, v in d.items() if k not in known}), norm(d.get(cmd) or {})
     every = set().union(*known.values())
-    if bad := sorted(set(top) - every): raise CheckpointError(f"config file {path}: unknown option(s) {bad}; see `eagle3 SUBCOMMAND --help`")
-    if bad := sorted(set(sec) - known[cmd]): raise CheckpointError(f"config file {path}: section {cmd!r} has unknown option(s) {bad}; see `eagle3 {cmd} --help`")
+    if bad := sorted(set(top) - every):
+        raise Eagle3Error(f"config file {path}: unknown option(s) {bad}; see `eagle3 SUBCOMMAND --help`")
+    if bad := sorted(set(sec) - known[cmd]):
+        raise Eagle3Error(f"config file {path}: section {cmd!r} has unknown option(s) {bad}; see `eagle3 {cmd} --help`")
     return {**{k: v for k, v in top.items() if k in known[cmd]}, **sec}
 
 def _subparsers(p:argparse.ArgumentParser)->dict:
@@ -327,11 +350,13 @@ def main(argv:list|None=None)->int:
         a = _parse(argv)
         with warnings.catch_warnings():
             warnings.simplefilter("default")   # each warning once per place, not once per call
-            for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning): warnings.filterwarnings("ignore", category=c)
+            for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+                warnings.filterwarnings("ignore", category=c)
             warnings.showwarning = lambda m, *_a, **_k: print(f"eagle3: warning: {m}", file=sys.stderr)
             rc = a.fn(a)
-    except (CheckpointError, OSError) as e:
+    except (Eagle3Error, OSError) as e:
         print(f"eagle3: error: {e}", file=sys.stderr); rc = 2
     return rc
 
-if __name__ == "__main__" and "IPython" not in sys.modules: sys.exit(main())  # `python -m eagle3_nb.cli` / `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs this cell
+if __name__ == "__main__" and "IPython" not in sys.modules:
+    sys.exit(main())  # `python -m eagle3_nb.cli` / `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs this cell

@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses, json, time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from .reference import CheckpointError, inspect_draft, load_config, read_json, save_spec
+from .core import CheckpointError, Eagle3Error, read_json, write_json
+from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
 from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract,
-                               context_length, load_chat_records, read_jsonl_resumable, regenerate, sampled_copies, vllm_env,
-                               _write_json)
+                               context_length, prompt_records, read_jsonl_resumable, regenerate, sampled_copies, vllm_env)
 from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support
 
@@ -48,7 +48,8 @@ class RunConfig:
         for f in ("engine", "regenerate", "extract", "train"):   # nested sections from YAML/JSON arrive as dicts
             v = getattr(self, f)
             if isinstance(v, dict): setattr(self, f, SECTIONS[f](**v))
-        if self.device not in ("auto", "cpu", "cuda"): raise ValueError(f"device {self.device!r}: choose auto, cpu or cuda")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise ValueError("prompts >= 0 (0: all) and eval_prompts >= 1")
 
 SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
@@ -90,8 +91,9 @@ def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by th
                **settings):       # RunConfig fields; sections (train=..., extract=...) as dicts merge into the preset's
     "A `RunConfig`: the preset's settings, then `settings` over them."
     import torch
-    if preset == "auto": preset = "gpu" if settings.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
-    if preset not in PRESETS: raise CheckpointError(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
+    if preset == "auto":
+        preset = "gpu" if settings.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
+    if preset not in PRESETS: raise Eagle3Error(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
     return RunConfig(**_merge(PRESETS[preset], settings))
 
 # %% ../nbs/07_pipeline.ipynb #44daf3f1
@@ -105,13 +107,14 @@ def preflight_verifier(cfg:RunConfig, config)->list[str]:
                                                "chat_template in tokenizer_config.json) from the model's chat version")
     except (OSError, ValueError, TypeError, KeyError) as e:
         why = str(e).splitlines()[0][:120]
-        probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the verifier's Hub repository into it")
+        probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the verifier's Hub "
+                     "repository into it")
     ok, why = vllm_eagle3_support(load_config(v).get("architectures") or [])
     if not ok: probs.append(why)
     ctx = context_length(v, most=cfg.engine.max_model_len)
     if cfg.engine.max_model_len > ctx:
-        probs.append(f"engine.max_model_len {cfg.engine.max_model_len} is past the verifier's context ({ctx} tokens): vLLM "
-                     f"refuses to start the verifier with it; lower it to {ctx}")
+        probs.append(f"engine.max_model_len {cfg.engine.max_model_len} is past the verifier's context ({ctx} tokens): "
+                     f"vLLM refuses to start the verifier with it; lower it to {ctx}")
     return probs
 
 # %% ../nbs/07_pipeline.ipynb #1cb2a243
@@ -132,26 +135,20 @@ def _flat(d:dict, pre:str="")->dict:
 def check_run_dir(run_dir:Path, cfg:RunConfig):
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
     new, path = _flat(dataclasses.asdict(cfg)), run_dir/"run_config.json"
-    if not path.exists(): return _write_json(path, dataclasses.asdict(cfg))
+    if not path.exists(): return write_json(path, dataclasses.asdict(cfg))
     old = _flat(read_json(path))
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
         if k in IGNORED or old.get(k) == new.get(k): continue
         first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting this version does not know: assume it shaped everything
         done = [s for s in order[order.index(first):] if (run_dir/DONE[s]).exists()]
-        if done: raise CheckpointError(f"{run_dir} was made with {k}={old.get(k)!r}, this run asks for {new.get(k)!r}, and its "
-                                       f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={old.get(k)!r}, or "
-                                       f"delete {run_dir/DONE[done[0]].split('/')[0]} to redo it")
-    _write_json(path, dataclasses.asdict(cfg))
+        if done:
+            raise CheckpointError(f"{run_dir} was made with {k}={old.get(k)!r}, this run asks for {new.get(k)!r}, and its "
+                                  f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={old.get(k)!r}, "
+                                  f"or delete {run_dir/DONE[done[0]].split('/')[0]} to redo it")
+    write_json(path, dataclasses.asdict(cfg))
 
 # %% ../nbs/07_pipeline.ipynb #4590d2c0
-def _prompts(source:str, split:str, n:int)->list[dict]:
-    "The first `n` (0: all) records of a prompt source; none usable is an error."
-    recs = default_prompts(split) if source == "default" else load_chat_records(source, "test" if split == "heldout" else split)
-    if not recs: raise CheckpointError(f"prompt source {source!r} has no usable records: give a .jsonl of "
-                                       "{\"messages\": [...]}, {\"conversations\": [...]} or {\"prompt\": ...} lines")
-    return recs[:n] if n else recs
-
 class _Stage:
     "Prints a stage header, times it into `times`."
     def __init__(self, times:dict, name:str, what:str=""): self.times, self.name, self.what = times, name, what
@@ -160,7 +157,8 @@ class _Stage:
         self.t0 = time.perf_counter()
     def __exit__(self, *exc):
         if exc[0] is None:
-            self.times[self.name] = round(time.perf_counter() - self.t0, 1); print(f"[{self.name}: {self.times[self.name]} s]", flush=True)
+            self.times[self.name] = round(time.perf_counter() - self.t0, 1)
+            print(f"[{self.name}: {self.times[self.name]} s]", flush=True)
 
 # %% ../nbs/07_pipeline.ipynb #d9890a84
 def _derive(cfg:RunConfig, run:Path):
@@ -179,24 +177,28 @@ def _derive(cfg:RunConfig, run:Path):
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
     rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0])
-    _write_json(out, rep.to_json()); print(rep.text())
+    write_json(out, rep.to_json()); print(rep.text())
     if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; {out}): "
                                          + " | ".join(f"{f.where}: {f.fix}" for f in rep.errors))
     return rep
 
 # %% ../nbs/07_pipeline.ipynb #c0bb0481
-def preflight(cfg:RunConfig, config, run:Path)->Path:
+def preflight(cfg:RunConfig, # the run's settings
+              config,        # the derived draft config
+              run:Path,      # the run directory (the pre-flight writes into `run/preflight`)
+             )->Path:
     "Train a few steps on 8 quickly answered prompts, export and verify: minutes, before the long run."
     from eagle3_nb.train import train
     pre = run/"preflight"
-    recs = _prompts(cfg.prompt_source, "train", 8)
+    recs = prompt_records(cfg.prompt_source, "train", 8)
     regenerate(recs, cfg.verifier, pre/"conversations.jsonl",
                RegenConfig(max_new_tokens=32, batch_size=8, device=cfg.device, dtype=cfg.data_dtype))
     extract(pre/"conversations.jsonl", cfg.verifier, pre/"hidden_states", replace(cfg.extract, shard_size=8))
     tc = replace(cfg.train, draft_vocab_size=config.draft_vocab_size, max_steps=cfg.preflight_steps, batch_size=2,
                  ckpt_every=10**9)
     r = train(pre/"hidden_states", config, pre/"train", tc, progress=False)
-    _verified(r["draft"], cfg, pre/"hidden_states", pre/"verify.json", f"the draft of a {cfg.preflight_steps}-step pre-flight run")
+    what = f"the draft of a {cfg.preflight_steps}-step pre-flight run"
+    _verified(r["draft"], cfg, pre/"hidden_states", pre/"verify.json", what)
     return r["draft"]
 
 # %% ../nbs/07_pipeline.ipynb #192eaca5
@@ -218,10 +220,12 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         config = _derive(cfg, run)
         check_run_dir(run, cfg)
     if cfg.preflight_steps:
-        with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"): preflight(cfg, config, run)
+        with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
+            preflight(cfg, config, run)
     ext = replace(cfg.extract, layer_ids=config.eagle_config["eagle_aux_hidden_state_layer_ids"])
-    with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, {cfg.data_dtype}"):
-        train_p = _prompts(cfg.prompt_source, "train", cfg.prompts)
+    with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
+                                     f"{cfg.data_dtype}"):
+        train_p = prompt_records(cfg.prompt_source, "train", cfg.prompts)
         sampled = sampled_copies(train_p, cfg.samples_per_prompt)
         regenerate(train_p, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)
         if sampled:
@@ -230,19 +234,26 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         want = {r["id"] for r in train_p + sampled}   # only this run's records
         recs = [r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want]
         print(extract(recs, cfg.verifier, run/"hidden_states", ext))
-    with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision {cfg.train.precision}"):
+    with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
+                                f"{cfg.train.precision}"):
         tr = train(run/"hidden_states", config, run/"train", replace(cfg.train, draft_vocab_size=config.draft_vocab_size))
         print(f"exported {tr['draft']} (vLLM-native) and {_speculators_copy(Path(tr['draft']), cfg)} (speculators)")
     with _Stage(times, "verify", "the exported draft"):
         rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")
     with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts, k={cfg.k}, vLLM {cfg.eval_dtype}"):
-        held = [r["messages"][0]["content"] for r in _prompts(cfg.eval_source, "heldout", cfg.eval_prompts)]
+        held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout", cfg.eval_prompts)]
         ev = evaluate_draft(cfg.verifier, tr["draft"], held, None, run/"eval", k=cfg.k, max_tokens=cfg.max_new_tokens,
                             device=cfg.device, dtype=cfg.eval_dtype, engine=cfg.engine)
     return write_summary(run, cfg, ev, rep, tr["draft"], times)
 
 # %% ../nbs/07_pipeline.ipynb #7cac8670
-def write_summary(run:Path, cfg:RunConfig, ev:dict, rep, draft, times:dict)->dict:
+def write_summary(run:Path,      # the run directory
+                  cfg:RunConfig, # the run's settings
+                  ev:dict,       # `evaluate_draft`'s metrics
+                  rep,           # the draft's verification `Report`
+                  draft,         # the draft directory
+                  times:dict,    # stage -> seconds of this invocation (added to earlier ones)
+                 )->dict:
     "`summary.json` and `summary.md` of a finished run."
     from eagle3_nb.evaluate import summary_md
     old = read_json(run/"summary.json")["seconds"] if (run/"summary.json").exists() else {}
@@ -252,7 +263,7 @@ def write_summary(run:Path, cfg:RunConfig, ev:dict, rep, draft, times:dict)->dic
          "offline": {"mean_acceptance_length": ev["offline"]["mean_acceptance_length"], "per_position": ev["offline"]["per_position"]},
          "greedy_identical": ev["greedy_identical"], "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
          "seconds": secs}
-    _write_json(run/"summary.json", s)
+    write_json(run/"summary.json", s)
     body = summary_md(ev, draft).replace("](acceptance.png)", "](eval/acceptance.png)").replace("](training.png)", "](eval/training.png)")
     rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in secs.items())
     ver = f"{'passed' if rep.ok else 'FAILED'}: {s['verify']['errors']} errors, {s['verify']['warnings']} warnings (`verify.json`)"
@@ -260,6 +271,6 @@ def write_summary(run:Path, cfg:RunConfig, ev:dict, rep, draft, times:dict)->dic
         f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | {sum(secs.values()):.0f} s |\n\n"
         f"## Verification\n\n{ver}\n")
     tau_v, tau_o = s["vllm"]["mean_acceptance_length"], s["offline"]["mean_acceptance_length"]
-    print(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; greedy identical: {s['greedy_identical']}; "
-          f"{run/'summary.json'}")
+    print(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
+          f"greedy identical: {s['greedy_identical']}; {run/'summary.json'}")
     return s

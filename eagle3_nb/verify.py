@@ -8,13 +8,13 @@ import json
 from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from types import SimpleNamespace
-from .reference import (CheckpointError, DraftSpec, diff_specs, inspect_draft, load_config, read_json,
-                                 spec_mismatches)
+from .core import CheckpointError, Eagle3Error, read_json, read_tensors, tensor_files, torch_dtype
+from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import derive_draft_config, derived_spec, expected_shapes, text_config
 from .extract import vllm_env
 
 # %% auto #0
-__all__ = ['KINDS', 'SHAPE_KEYS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
+__all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'SHAPE_KEYS', 'Finding', 'Report', 'check_against_verifier', 'check_format',
            'check_self_consistency', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends',
            'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'check_vllm', 'check_aux_ids',
            'check_vocab_maps', 'check_embedding', 'check_reference', 'verify']
@@ -61,18 +61,17 @@ class Report:
     def text(self)->str:
         "Errors first, then warnings, each group in the order of KINDS."
         n_err = len(self.errors)
-        head = (f"{self.checkpoint}: {'OK' if self.ok else 'FAILED'} ({n_err} errors, {len(self.findings) - n_err} warnings; "
-                f"checks: {', '.join(self.checks)})")
+        n_warn = len(self.findings) - n_err
+        head = f"{self.checkpoint}: {'OK' if self.ok else 'FAILED'} ({n_err} errors, {n_warn} warnings; checks: {', '.join(self.checks)})"
         order = list(KINDS)
         rows = sorted(self.findings, key=lambda f: (f.severity != "error", order.index(f.check) if f.check in order else 99))
-        return "\n".join([head] + [f"  {f.severity.upper():7} [{f.check}] {f.where}: found {f.found}, expected {f.expected}"
-                                   f" -> {f.fix}" for f in rows])
+        row = lambda f: f"  {f.severity.upper():7} [{f.check}] {f.where}: found {f.found}, expected {f.expected} -> {f.fix}"
+        return "\n".join([head] + [row(f) for f in rows])
 
 # %% ../nbs/05_verify.ipynb #67e685d9
-SHAPE_KEYS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
-              "target_hidden_size")
 FROM_VERIFIER = ("hidden_size", "vocab_size", "target_hidden_size")   # fixed by the verifier's hidden states and vocabulary
 OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size")  # the draft's own layer
+SHAPE_KEYS = FROM_VERIFIER + OWN_CHOICE                                 # every config field a tensor shape depends on
 
 def check_against_verifier(r:Report,                      # the report the rows go to
                            s:DraftSpec,                   # the draft
@@ -82,7 +81,8 @@ def check_against_verifier(r:Report,                      # the report the rows 
     "Sizes fixed by the verifier, the draft's own layer against the derived convention, every tensor against vLLM's model."
     r.checks.append("verifier")
     kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size)
-    try: d = derive_draft_config(verifier, aux_layer_ids=s.aux_layer_ids or None, norm_before_residual=s.norm_before_residual_used, **kw)
+    try:
+        d = derive_draft_config(verifier, aux_layer_ids=s.aux_layer_ids or None, norm_before_residual=s.norm_before_residual_used, **kw)
     except CheckpointError: d = derive_draft_config(verifier, **kw)  # bad aux ids: reported by check_aux_ids
     e = derived_spec(d.config)
     src = f"the reference ({reference.source})" if reference else "the derived config"
@@ -109,7 +109,8 @@ def check_against_verifier(r:Report,                      # the report the rows 
         elif h.shape != w.shape:
             r.add("tensors", name, list(h.shape), list(w.shape), "error", _shape_fix(name, h.shape, w.shape, want_spec))
         elif h.dtype != w.dtype and name not in ("d2t", "t2d"):
-            r.add("tensors", name, h.dtype, w.dtype, "warning", f"config says dtype {s.dtype}; vLLM casts, but save in one dtype")
+            r.add("tensors", name, h.dtype, w.dtype, "warning",
+                  f"config says dtype {s.dtype}; vLLM casts, but save in one dtype")
         elif h.dtype != w.dtype: r.add("tensors", name, h.dtype, w.dtype, "error", f"{name} must be {w.dtype}")
 
 def _shape_fix(name, have, want, e)->str:
@@ -121,11 +122,15 @@ def _shape_fix(name, have, want, e)->str:
             return (f"vLLM builds {p} from the config's head_dim {e.head_dim}, but the weights were made with head_dim "
                     f"{have[dim] // n} ({have[dim]} = {n} heads x {have[dim] // n}): write head_dim={have[dim] // n} in the "
                     "config (weights of another head_dim cannot be reshaped)")
-    if name == "fc.weight": return f"fc reads 3 x verifier hidden = {want[1]}: set target_hidden_size={e.target_hidden_size}"
+    if name == "fc.weight":
+        return f"fc reads 3 x verifier hidden = {want[1]}: set target_hidden_size={e.target_hidden_size}"
     return "the weights were made for another config: derive the config from this verifier and retrain"
 
 # %% ../nbs/05_verify.ipynb #3ecf9d2c
-def check_format(r:Report, cfg:dict, s:DraftSpec):
+def check_format(r:Report,    # the report the rows go to
+                 cfg:dict,    # the draft's config.json
+                 s:DraftSpec, # its normalised spec
+                ):
     "The markers vLLM dispatches on, and the fields whose defaults differ between the two formats."
     r.checks.append("format")
     if s.format == "vllm":
@@ -189,7 +194,8 @@ def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
     from vllm.model_executor.models.interfaces import supports_eagle3
     for a in architectures:
         cls = ModelRegistry._try_load_model_cls(a)
-        if cls is not None and supports_eagle3(cls): return True, f"vLLM {vllm.__version__}: {a} implements SupportsEagle3"
+        if cls is not None and supports_eagle3(cls):
+            return True, f"vLLM {vllm.__version__}: {a} implements SupportsEagle3"
         if cls is not None:
             return False, (f"vLLM {vllm.__version__} serves {a} but its model class does not expose aux hidden states "
                            f"(SupportsEagle3), so EAGLE-3 cannot run on it; use a vLLM version whose {cls.__name__} implements it")
@@ -221,7 +227,7 @@ def attention_backends(device:str)->list:
         path = CpuPlatform.get_attn_backend_cls(None, SimpleNamespace(use_sparse=False, use_mla=False))
         names = [b.name for b in AttentionBackendEnum if b.value == path]
     elif device == "cuda": names = _cuda_backend_names()
-    else: raise CheckpointError(f"device {device!r}: use cpu or cuda")
+    else: raise Eagle3Error(f"device {device!r}: use cpu or cuda")
     out = []
     for n in names:
         try: out.append((n, AttentionBackendEnum[n].get_class()))
@@ -233,7 +239,7 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
     import torch
     from vllm import _custom_ops as ops
     from vllm.v1.attention.backends.cpu_attn import _get_attn_isa
-    dt, h, bs = getattr(torch, dtype), head_size, 128
+    dt, h, bs = torch_dtype(dtype), head_size, 128
     isa = _get_attn_isa(dt, bs, h, "auto")
     q, k, v = (torch.randn(1, 1, h, dtype=dt) for _ in range(3))   # (tokens, heads, head_size)
     kc, vc = torch.zeros(1, 1, 2 * bs, h, dtype=dt).chunk(2, dim=2)  # (blocks, kv heads, block, head_size) each
@@ -247,7 +253,8 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
                                         scale=h ** -0.5, causal=True, alibi_slopes=None, sliding_window=-1,
                                         block_table=torch.zeros(1, 1, dtype=torch.int32), softcap=0.0, scheduler_metadata=md,
                                         s_aux=None)
-    except (RuntimeError, NotImplementedError) as e: return False, f"the CPU attention kernel ({isa}) refuses it: {str(e).splitlines()[0]}"
+    except (RuntimeError, NotImplementedError) as e:
+        return False, f"the CPU attention kernel ({isa}) refuses it: {str(e).splitlines()[0]}"
     if not torch.allclose(out.float(), v.float(), atol=1e-2):   # one key: attention returns its value
         return False, f"the CPU attention kernel ({isa}) runs it but computes wrong values"
     return True, f"the CPU attention kernel ({isa}) runs it"
@@ -274,7 +281,8 @@ def head_size_support(head_size:int, device:str)->tuple[bool, str]:
 def _kv_spec(tc:dict, dtype, block:int=16, mla:bool=False, window:int|None=None):
     "vLLM's KV cache spec of one attention layer described by a text config."
     from vllm.v1.kv_cache_interface import FullAttentionSpec, MLAAttentionSpec, SlidingWindowSpec
-    if mla: return MLAAttentionSpec(block_size=block, num_kv_heads=1, head_size=tc["kv_lora_rank"] + tc["qk_rope_head_dim"], dtype=dtype)
+    if mla:
+        return MLAAttentionSpec(block_size=block, num_kv_heads=1, head_size=tc["kv_lora_rank"] + tc["qk_rope_head_dim"], dtype=dtype)
     heads = tc["num_attention_heads"]
     kw = dict(block_size=block, num_kv_heads=tc.get("num_key_value_heads") or heads,
               head_size=tc.get("head_dim") or tc["hidden_size"] // heads, dtype=dtype)
@@ -290,7 +298,7 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     from vllm.config import CacheConfig
     from vllm.v1.attention.backends.utils import get_supported_kv_cache_layouts, resolve_kv_cache_layout
     from vllm.v1.core.kv_cache_utils import get_kv_cache_groups
-    tc, dt = text_config(verifier).config, getattr(torch, dtype)
+    tc, dt = text_config(verifier).config, torch_dtype(dtype)
     types = tc.get("layer_types") or ["full_attention"] * tc["num_hidden_layers"]
     mla = tc.get("kv_lora_rank") is not None
     specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get("sliding_window") if "sliding" in t else None)
@@ -305,7 +313,8 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     try: groups = get_kv_cache_groups(cfg, specs)
     except (NotImplementedError, ValueError, AssertionError) as e:
         return False, f"vLLM {vllm.__version__} cannot place the draft's KV cache beside the verifier's (pages {pages} bytes): {e}"
-    except AttributeError as e: return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
+    except AttributeError as e:
+        return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
     return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"
 
 # %% ../nbs/05_verify.ipynb #0637bef2
@@ -324,7 +333,8 @@ def check_vllm(r:Report,           # the report the rows go to
         from vllm.platforms import current_platform
         device = "cuda" if current_platform.device_type == "cuda" else "cpu"
     ok, why = vllm_eagle3_support(verifier.get("architectures") or [])
-    if not ok: r.add("vllm", "verifier architectures", verifier.get("architectures"), "a SupportsEagle3 model class", "error", why)
+    if not ok:
+        r.add("vllm", "verifier architectures", verifier.get("architectures"), "a SupportsEagle3 model class", "error", why)
     ok, why = head_size_support(s.head_dim, device)
     if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes", "error",
                      why + ": derive and train the draft with one of those")
@@ -332,20 +342,27 @@ def check_vllm(r:Report,           # the report the rows go to
         r.add("vllm", "num_key_value_heads", s.num_key_value_heads, f"a divisor of {s.num_attention_heads}", "error",
               "vLLM's attention needs num_attention_heads divisible by num_key_value_heads (grouped-query attention)")
     ok, why = kv_cache_support(verifier, s, device)
-    if not ok: r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
+    if not ok:
+        r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
     serve = text_config(verifier).config.get("max_position_embeddings")
     mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
     if mpe and serve and mpe < serve:
         from vllm.config.speculative import SpeculativeConfig
         if hasattr(SpeculativeConfig, "_maybe_override_draft_max_position_embeddings"):
-            r.add("convention", "max_position_embeddings", mpe, serve, "warning", f"vLLM {vllm.__version__} raises it to the "
-                  "serving length (EAGLE drafts share the verifier's positions); beyond the lengths trained on, acceptance may fall")
+            r.add("convention", "max_position_embeddings", mpe, serve, "warning",
+                  f"vLLM {vllm.__version__} raises it to the serving length (EAGLE drafts share the verifier's "
+                  "positions); beyond the lengths trained on, acceptance may fall")
         else:
-            r.add("vllm", "max_position_embeddings", mpe, serve, "error", f"vLLM {vllm.__version__} sizes the draft's rotary "
-                  f"cache from it: serving past {mpe} tokens reads out of bounds; set max_position_embeddings={serve}")
+            r.add("vllm", "max_position_embeddings", mpe, serve, "error",
+                  f"vLLM {vllm.__version__} sizes the draft's rotary cache from it: serving past {mpe} tokens reads out "
+                  f"of bounds; set max_position_embeddings={serve}")
 
 # %% ../nbs/05_verify.ipynb #4f33e339
-def check_aux_ids(r:Report, s:DraftSpec, verifier:dict, manifest:dict|None):
+def check_aux_ids(r:Report,              # the report the rows go to
+                  s:DraftSpec,           # the draft's spec
+                  verifier:dict,         # the verifier's config
+                  manifest:dict|None,    # the training data's manifest (its aux ids); None: not given
+                 ):
     "Aux layer ids inside the verifier's depth, and the same ids and convention as the training data."
     r.checks.append("aux-layers")
     L = text_config(verifier).config["num_hidden_layers"]
@@ -360,24 +377,20 @@ def check_aux_ids(r:Report, s:DraftSpec, verifier:dict, manifest:dict|None):
               "the data used another convention: convert its ids (SGLang 'output of layer k' = vLLM k+1) and re-extract")
     elif ids != s.aux_layer_ids:
         off = {a - b for a, b in zip(s.aux_layer_ids or [], ids)}
-        r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, ids, "error", ("off by one against the training data: " if off in ({1}, {-1})
-              else "") + f"set eagle_aux_hidden_state_layer_ids={ids}, the layers the draft was trained on")
+        why = "off by one against the training data: " if off in ({1}, {-1}) else ""
+        r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, ids, "error",
+              why + f"set eagle_aux_hidden_state_layer_ids={ids}, the layers the draft was trained on")
 
 # %% ../nbs/05_verify.ipynb #9eeb1a4d
-def _draft_tensors(path:Path, names:tuple, files:str="*.safetensors")->dict:
-    "The tensors `names` of a checkpoint directory, from whichever of its `files` holds them."
-    from safetensors import safe_open
-    t = {}
-    for f in path.glob(files):
-        with safe_open(str(f), "pt") as st: t |= {k: st.get_tensor(k) for k in names if k in st.keys()}
-    return t
-
-def check_vocab_maps(r:Report, path:Path, s:DraftSpec):
+def check_vocab_maps(r:Report,    # the report the rows go to
+                     path:Path,    # the draft directory
+                     s:DraftSpec,  # its spec
+                    ):
     "d2t maps into the verifier vocab, injectively, and agrees with t2d."
     r.checks.append("d2t/t2d")
-    if not s.tensors or "d2t" not in s.tensors or not list(path.glob("*.safetensors")): return
+    if not s.tensors or "d2t" not in s.tensors or not tensor_files(path): return
     import torch
-    t = _draft_tensors(path, ("d2t", "t2d"))
+    t = read_tensors(path, ("d2t", "t2d"))
     ids = torch.arange(len(t["d2t"])) + t["d2t"]   # target id of each draft id
     lo, hi, n_repeat = int(ids.min()), int(ids.max()), len(ids) - len(set(ids.tolist()))
     if lo < 0 or hi >= s.vocab_size:
@@ -391,23 +404,31 @@ def check_vocab_maps(r:Report, path:Path, s:DraftSpec):
               "t2d disagrees with d2t (vLLM ignores t2d, other tools do not); rebuild both with draft_vocab()")
 
 # %% ../nbs/05_verify.ipynb #b7b96a44
-def check_embedding(r:Report, path:Path, s:DraftSpec, verifier_embed):
+def check_embedding(r:Report,      # the report the rows go to
+                    path:Path,      # the draft directory
+                    s:DraftSpec,    # its spec
+                    verifier_embed, # (V, H) the verifier's embedding, or None
+                   ):
     "A shipped `embed_tokens` must be the verifier's (vLLM uses it instead of sharing the verifier's)."
     r.checks.append("embed_tokens")
     if not s.tensors or "embed_tokens.weight" not in s.tensors or verifier_embed is None: return
-    e, v = _draft_tensors(path, ("embed_tokens.weight",))["embed_tokens.weight"].float(), verifier_embed.float()
+    e, v = read_tensors(path, ("embed_tokens.weight",))["embed_tokens.weight"].float(), verifier_embed.float()
     diff = (e - v).abs().max().item() if e.shape == v.shape else float("inf")
     if diff > 1e-2 * max(v.abs().max().item(), 1e-6):
-        r.add("embed_tokens", "embed_tokens.weight", f"max |diff| {diff:.3g} from the verifier's", "the verifier's embedding", "error",
+        r.add("embed_tokens", "embed_tokens.weight", f"max |diff| {diff:.3g} from the verifier's", "the verifier's "
+                                                                                                   "embedding", "error",
               "drop embed_tokens from the checkpoint (vLLM then shares the verifier's) or save the verifier's own")
 
 # %% ../nbs/05_verify.ipynb #378418e1
-def check_reference(r:Report, s:DraftSpec, ref:DraftSpec):
+def check_reference(r:Report,    # the report the rows go to
+                    s:DraftSpec,  # the draft's spec
+                    ref:DraftSpec,# a reference draft's spec
+                   ):
     "Every difference from a reference: a convention the checks above already judged against vLLM, so a warning."
     r.checks.append("reference")
     for what, mine, theirs in diff_specs(s, ref):
-        r.add("reference", what, mine, theirs, "warning", f"the reference ({ref.source}) has {theirs}: a deliberate choice? "
-              "Whether vLLM serves it is in the other rows")
+        r.add("reference", what, mine, theirs, "warning",
+              f"the reference ({ref.source}) has {theirs}: a deliberate choice? Whether vLLM serves it is in the other rows")
 
 # %% ../nbs/05_verify.ipynb #761908cf
 def verify(checkpoint:str|Path,                     # draft directory (or Hub id)
@@ -438,7 +459,7 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
         check_vocab_maps(r, Path(checkpoint), s)
         emb = None
         if data and (Path(data)/"verifier_head.safetensors").exists():
-            emb = _draft_tensors(Path(data), ("embed_tokens.weight",), "verifier_head.safetensors")["embed_tokens.weight"]
+            emb = read_tensors(data, ("embed_tokens.weight",), [Path(data)/"verifier_head.safetensors"])["embed_tokens.weight"]
         check_embedding(r, Path(checkpoint), s, emb)
     if ref is not None: check_reference(r, s, ref)
     return r

@@ -51,3 +51,21 @@ def test_search_finds_the_derivation(site, tmp_path):
     dom = chromium(tmp_path, "--virtual-time-budget=15000", "--dump-dom", (site/"search.html").as_uri() + "?q=resolve_head_dim").stdout
     results = re.search(r'<ul[^>]*class="search"[^>]*>(.*?)</ul>', dom, re.S)
     assert results and 'href="01_derive.html"' in results.group(1), dom[-2000:]
+
+def test_gpu_host_page_and_an_api_table(site):
+    gpu = re.sub(r"<[^>]+>", "", (site/"08_gpu_host.html").read_text())
+    for text in ("Kimi-K2.5", "Llama-3.1-8B-Instruct", "torchrun --nproc_per_node 8", "56.0 KiB per token", "OK (0 errors, 0 warnings"):
+        assert text in gpu, text                                                # the stored outputs of the page's cells
+    derive = (site/"01_derive.html").read_text()
+    section = derive[derive.index('id="derive-draft-config"'):]
+    table = re.search(r"<table.*?</table>", section, re.S).group(0)            # the first table after its heading
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table, re.S)]
+    assert cells[:4] == ["parameter", "type", "default", "details"], cells[:8]
+    row = cells[cells.index("reference"):cells.index("reference") + 4]
+    assert row == ["reference", "DraftSpec | str | Path | None", "None", "reference draft whose choices win"], row
+
+@needs_chromium
+def test_chromium_renders_the_gpu_host_page(site, tmp_path):
+    dom = chromium(tmp_path, "--dump-dom", (site/"08_gpu_host.html").as_uri()).stdout
+    for text in ("On a GPU host", "Kimi-K2.5", "v_head_dim=128", 'href="01_derive.html"'):
+        assert text in dom, text
