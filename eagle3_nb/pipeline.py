@@ -97,8 +97,8 @@ def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by th
     return RunConfig(**_merge(PRESETS[preset], settings))
 
 # %% ../nbs/07_pipeline.ipynb #44daf3f1
-def preflight_verifier(cfg:RunConfig, config)->list[str]:
-    "Problems that would make this run fail late, each with its fix; `config` is the derived draft config."
+def preflight_verifier(cfg:RunConfig)->list[str]:
+    "Problems of the verifier that would make this run fail late, each with its fix."
     from transformers import AutoTokenizer
     probs, v = [], cfg.verifier
     try:
@@ -167,7 +167,7 @@ def _derive(cfg:RunConfig, run:Path):
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V))
     for k, v in cfg.draft_overrides.items(): setattr(d.config, k, v)
-    if probs := preflight_verifier(cfg, d.config):
+    if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
     if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
