@@ -59,11 +59,17 @@ def atomic_write(path:str|Path, # the file to write
     try:
         write(tmp)
         os.replace(tmp, path)
-    except OSError as e:
+    except Exception as e:
         tmp.unlink(missing_ok=True)
-        msg = f"writing {path} failed ({e.strerror or e}); free disk space or choose another output directory"
+        if not _io_error(e): raise
+        why = (e.strerror if isinstance(e, OSError) else None) or str(e).strip().splitlines()[-1]
+        msg = f"writing {path} failed ({why}); free disk space or choose another output directory"
         raise Eagle3Error(msg + (f", then {then}" if then else "")) from None
     return path
+
+def _io_error(e:Exception)->bool:
+    "An OSError, or a writer's wrapped one (safetensors' SafetensorError, torch.save's RuntimeError)."
+    return isinstance(e, OSError) or any(s in str(e) for s in ("os error", "No space left", "file write failed"))
 
 def write_json(path:str|Path, # the file to write
                obj,            # anything `json.dumps` takes

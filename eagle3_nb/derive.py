@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from transformers import LlamaConfig
 from .core import DTYPE_NAMES, CheckpointError
-from .reference import ( DraftSpec, TensorInfo, fixture, inspect_draft, load_config,
+from .reference import (DraftSpec, TensorInfo, fixture, inspect_draft, load_config,
                                  rename_layer, spec_from_config)
 
 # %% auto #0

@@ -8,12 +8,13 @@ import gc, json, os, time
 from pathlib import Path
 import torch
 from .extract import EngineConfig, HiddenStates, vllm_engine, vllm_env
-from .model import Eagle3Draft, StepCache, ttt_mask
+from .model import Eagle3Draft
+from .train import offline_acceptance
 from .core import atomic_write, read_json, write_json
 
 # %% auto #0
-__all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'chain_draft', 'offline_acceptance', 'plot_acceptance', 'plot_history',
-           'heldout_from_baseline', 'evaluate_draft', 'summary_md', 'trained_draft', 'probe_acceptance']
+__all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
+           'evaluate_draft', 'summary_md', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/06_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -65,43 +66,6 @@ def vllm_loads(verifier:str|Path,       # verifier directory
     if p.returncode == 0 and res: return True, "", json.loads(res[-1][len("RESULT"):])
     errs = [l.strip() for l in p.stderr.splitlines() if "Error" in l and not l.lstrip().startswith("File")]
     return False, (errs[-1] if errs else f"exit code {p.returncode}")[:200], {}
-
-# %% ../nbs/06_evaluate.ipynb #3ffd1085
-@torch.no_grad()
-def chain_draft(model:Eagle3Draft, # the draft, in float32
-                aux:torch.Tensor,  # (T, n_aux*H) the verifier's aux states of one sequence
-                ids:torch.Tensor,  # (T,) its token ids
-                k:int,             # tokens drafted after each position
-               )->torch.Tensor:
-    "Greedy draft tokens (T, k) (verifier ids) proposed after each position t, for one sequence."
-    T = ids.shape[0]
-    hidden, cache, pos, tok = model.fuse(aux[None].float()), StepCache(), torch.arange(T)[None], torch.cat([ids[1:], ids[:1]])[None]
-    out = []
-    for j in range(k):
-        hidden, logits = model(hidden, tok, pos + j, ttt_mask(T, j)[None, None], cache)
-        d = logits.argmax(-1); tok = d + model.d2t[d]
-        out.append(tok[0])
-    return torch.stack(out, -1)
-
-def offline_acceptance(model:Eagle3Draft, # the draft, in float32
-                       data:str|Path,     # extracted greedy answers of the verifier (held out)
-                       k:int=3,           # speculative tokens per step
-                      )->dict:
-    "Mean acceptance length and per-position acceptance of greedy chain drafting on extracted greedy answers."
-    ds, lens = HiddenStates(data), []
-    model.eval()
-    for i in range(len(ds)):
-        s = ds[i]; ids, mask = s["input_ids"], s["loss_mask"].bool()
-        drafts = chain_draft(model, s["aux"], ids, k)
-        ans = mask.nonzero().flatten()
-        t, end = int(ans[0]) - 1, int(ans[-1]) - 1   # answer tokens; the last masked one is the template's newline
-        while t + 1 < end:
-            n = 0
-            while n < k and t + 2 + n <= end and int(drafts[t, n]) == int(ids[t + 2 + n]): n += 1
-            lens.append(n); t += n + 1
-    lens = torch.tensor(lens)
-    return {"drafts": len(lens), "mean_acceptance_length": 1 + lens.float().mean().item(),
-            "per_position": [(lens > j).float().mean().item() for j in range(k)]}
 
 # %% ../nbs/06_evaluate.ipynb #88e08b0d
 def plot_acceptance(ev:dict, path:str|Path):
@@ -189,7 +153,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
 def summary_md(ev:dict, draft)->str:
     "One-page Markdown summary of an evaluation."
     v, o = ev["vllm"], ev["offline"]
-    return "\n".join([f"# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
+    return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
                                                          f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
         "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
         f"| mean acceptance length (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",

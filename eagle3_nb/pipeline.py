@@ -11,7 +11,7 @@ from .core import CheckpointError, Eagle3Error, read_json, write_json
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
 from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract,
-                               context_length, prompt_records, read_jsonl_resumable, regenerate, sampled_copies, vllm_env)
+                               context_length, fast_bf16, precision_reason, prompt_records, read_jsonl_resumable, regenerate, sampled_copies, vllm_env)
 from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support
 
@@ -68,18 +68,22 @@ def resolved(cfg:RunConfig)->RunConfig:
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len),
-                   train=replace(cfg.train, device=dev))
+                   train=replace(cfg.train, device=dev, precision=_precision(cfg.train.precision, dev)))
+
+def _precision(p:str, device:str)->str:
+    "Training precision with `auto` decided for `device` (recorded in run_config.json as what ran)."
+    return ("bf16" if fast_bf16(device) else "fp32") if p == "auto" else p
 
 # %% ../nbs/07_pipeline.ipynb #ea58378a
 PRESETS = {
     "cpu": {"draft_vocab_size": 8192,
             "train": {"epochs": 6.0, "ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3,
                       "precision": "auto"}},
-    "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto"}},
-    "demo": {"verifier": None, "prompts": 600, "eval_prompts": 64, "draft_vocab_size": 8192, "data_dtype": "bfloat16",
+    "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto", "eval_every": 500}},
+    "demo": {"verifier": None, "prompts": 600, "eval_prompts": 64, "draft_vocab_size": 8192, "data_dtype": "auto",
              "eval_dtype": "float32", "device": "cpu",
              "train": {"epochs": 6.0, "ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3,
-                       "precision": "bf16", "draft_vocab_size": 8192}},
+                       "precision": "auto", "draft_vocab_size": 8192}},
 }
 
 def _merge(a:dict, b:dict)->dict:
@@ -126,7 +130,8 @@ STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size"
             "eval_dtype": "evaluate", "engine": "evaluate"}
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}
-IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every"}   # where it runs, not what
+IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
+           "train.log_to"}
 
 def _flat(d:dict, pre:str="")->dict:
     return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
@@ -136,10 +141,10 @@ def check_run_dir(run_dir:Path, cfg:RunConfig):
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
     new, path = _flat(dataclasses.asdict(cfg)), run_dir/"run_config.json"
     if not path.exists(): return write_json(path, dataclasses.asdict(cfg))
-    old = _flat(read_json(path))
+    old, default = _flat(read_json(path)), _flat(dataclasses.asdict(RunConfig()))
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
-        if k in IGNORED or old.get(k) == new.get(k): continue
+        if k in IGNORED or old.get(k, default.get(k)) == new.get(k): continue   # a setting added since: its default
         first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting this version does not know: assume it shaped everything
         done = [s for s in order[order.index(first):] if (run_dir/DONE[s]).exists()]
         if done:
@@ -214,7 +219,9 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
     "Every stage for `cfg.verifier` into `run_dir`, resumable; returns (and writes) `summary.json`."
     from eagle3_nb.train import train
     from eagle3_nb.evaluate import evaluate_draft
+    auto = "auto" in (cfg.data_dtype, cfg.train.precision)
     cfg, run, times = resolved(cfg), Path(run_dir), {}
+    if auto: print(f"precision auto -> {precision_reason(cfg.device)}", flush=True)
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)

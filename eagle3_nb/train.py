@@ -4,22 +4,25 @@
 
 # %% ../nbs/04_train.ipynb #a7ee0540
 from __future__ import annotations
-import json, math, os, time
+import importlib, importlib.util, json, math, os, random, time
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from transformers import LlamaConfig
-from .core import atomic_write, write_json
+from .core import Eagle3Error, atomic_write, read_json, write_json
 from .extract import HiddenStates, fast_bf16
 from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
 
 # %% auto #0
-__all__ = ['TrainConfig', 'verifier_logits', 'target_head', 'ttt_loss', 'build_draft', 'token_probe', 'low_freq_dims',
-           'copy_init', 'param_groups', 'train_step', 'train']
+__all__ = ['LOGGERS', 'TrainConfig', 'verifier_logits', 'target_head', 'ttt_loss', 'build_draft', 'token_probe', 'low_freq_dims',
+           'copy_init', 'chain_draft', 'offline_acceptance', 'heldout_split', 'log_backends', 'RunLog', 'step_scalars',
+           'param_groups', 'train_step', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
+LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run's scalars
+
 @dataclass
 class TrainConfig:
     "How the draft is trained."
@@ -43,12 +46,21 @@ class TrainConfig:
     norm_init_scale: float = 1.0 # the final norm starts as the verifier's times this (<1: softer first logits, see below)
     attn_lr_scale: float = 1.0   # learning-rate multiplier for `fc` and the attention (<1 keeps a copy-head start from being washed out)
     fsdp: bool = False           # under torchrun: shard parameters, gradients and optimizer state (FSDP2) instead of replicating them (DDP)
+    log_to: str = "auto"         # "auto" (TensorBoard where installed), "none", or a comma-separated list of tensorboard, wandb, trackio
+    eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); the best is kept in best/
+    eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
+    eval_k: int = 3              # speculative tokens of the estimate (vLLM's num_speculative_tokens)
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
             raise ValueError("ttt_steps, ttt_every and batch_size must be >= 1")
         if not 0 < self.step_decay <= 1: raise ValueError(f"step_decay {self.step_decay} must be in (0, 1]")
         if self.precision not in ("auto", "bf16", "fp32"):
             raise ValueError(f"precision {self.precision!r}: choose auto, bf16 or fp32")
+        names = [n.strip() for n in self.log_to.split(",")]
+        if names not in (["auto"], ["none"]) and not set(names) <= set(LOGGERS):
+            raise ValueError(f"log_to {self.log_to!r}: choose auto, none or a comma-separated list of {', '.join(LOGGERS)}")
+        if self.eval_every and not 0 < self.eval_frac < 1:
+            raise ValueError(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
     @property
     def bf16(self)->bool: return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
 
@@ -241,6 +253,102 @@ def _allreduce_grads(params:list, world:int):
             dist.all_reduce(p.grad)
             p.grad /= world
 
+# %% ../nbs/04_train.ipynb #a5b944a1
+@torch.no_grad()
+def chain_draft(model:Eagle3Draft, # the draft, in float32
+                aux:torch.Tensor,  # (T, n_aux*H) the verifier's aux states of one sequence
+                ids:torch.Tensor,  # (T,) its token ids
+                k:int,             # tokens drafted after each position
+               )->torch.Tensor:
+    "Greedy draft tokens (T, k) (verifier ids) proposed after each position t, for one sequence."
+    T = ids.shape[0]
+    hidden, cache = model.fuse(aux[None].float()), StepCache()                          # (1, T, H)
+    pos, tok = torch.arange(T, device=ids.device)[None], torch.cat([ids[1:], ids[:1]])[None]   # (1, T): token t+1 at t
+    out = []
+    for j in range(k):
+        hidden, logits = model(hidden, tok, pos + j, ttt_mask(T, j, ids.device)[None, None], cache)
+        d = logits.argmax(-1)                                               # (1, T) draft-vocabulary ids
+        tok = d + model.d2t[d]                                              # (1, T) verifier ids
+        out.append(tok[0])
+    return torch.stack(out, -1)
+
+def offline_acceptance(model:Eagle3Draft,              # the draft, in float32
+                       data:str|Path|HiddenStates,     # extracted greedy answers of the verifier (held out)
+                       k:int=3,                        # speculative tokens per step
+                       samples:list|None=None,         # indices of the samples to use; None: all
+                      )->dict:
+    "Mean acceptance length and per-position acceptance of greedy chain drafting on extracted greedy answers."
+    ds = data if isinstance(data, HiddenStates) else HiddenStates(data)
+    lens, training, dev = [], model.training, next(model.parameters()).device
+    model.eval()
+    for i in (range(len(ds)) if samples is None else samples):
+        s = ds[i]
+        ids, mask = s["input_ids"], s["loss_mask"].bool()
+        drafts = chain_draft(model, s["aux"].to(dev), ids.to(dev), k).cpu()   # (T, k)
+        ans = mask.nonzero().flatten()
+        t, end = int(ans[0]) - 1, int(ans[-1]) - 1   # answer tokens; the last masked one is the template's newline
+        while t + 1 < end:
+            n = 0
+            while n < k and t + 2 + n <= end and int(drafts[t, n]) == int(ids[t + 2 + n]): n += 1
+            lens.append(n)
+            t += n + 1
+    model.train(training)
+    lens = torch.tensor(lens)
+    return {"drafts": len(lens), "mean_acceptance_length": 1 + lens.float().mean().item(),
+            "per_position": [(lens > j).float().mean().item() for j in range(k)]}
+
+# %% ../nbs/04_train.ipynb #42c1a101
+def heldout_split(n:int,        # samples
+                  frac:float,    # share held out (0: none)
+                  seed:int=0,    # the draw
+                  most:int=256,  # at most this many held out: enough for tau +- ~0.02, minutes on a big run
+                 )->tuple[list, list]:
+    "Sample indices (training, held out): a seeded share `frac` of `n` held out (at least 1, never all); 0: none."
+    if frac <= 0: return list(range(n)), []
+    held = sorted(random.Random(seed).sample(range(n), min(max(1, round(frac * n)), n - 1, most)))
+    out = set(held)
+    return [i for i in range(n) if i not in out], held
+
+def log_backends(log_to:str)->list[str]:
+    "The loggers of `log_to` present here: `auto` is TensorBoard where installed, `none` none."
+    names = [n.strip() for n in log_to.split(",") if n.strip()]
+    if names in ([], ["none"]): return []
+    if names == ["auto"]: return ["tensorboard"] if importlib.util.find_spec("tensorboard") else []
+    if missing := [n for n in names if importlib.util.find_spec(n) is None]:
+        raise Eagle3Error(f"log_to names {missing}, which this environment lacks: pip install {' '.join(missing)}")
+    return names
+
+class RunLog:
+    "A run's scalars, one call per step, to TensorBoard (`out/tb`), W&B and Trackio as `names` says."
+    def __init__(self, out:Path, names:list, config:dict, step:int=0):
+        self.sinks = []
+        for n in names:
+            if n == "tensorboard":
+                from torch.utils.tensorboard import SummaryWriter
+                self.sinks.append(SummaryWriter(str(out/"tb"), purge_step=step or None))   # a resumed run drops later events
+            else:
+                m = importlib.import_module(n)
+                m.init(project="eagle3_nb", name=out.name, config=config)
+                self.sinks.append(m)
+    def log(self, step:int, scalars:dict):
+        for s in self.sinks:
+            if hasattr(s, "add_scalar"):
+                for k, v in scalars.items(): s.add_scalar(k, v, step)
+            else: s.log(scalars, step=step)
+    def close(self):
+        for s in self.sinks:
+            if hasattr(s, "add_scalar"): s.close()
+            else: s.finish()
+
+def step_scalars(row:dict, tokens_per_s:float)->dict:
+    "The scalars of one history row, named as TensorBoard groups them."
+    s = {"train/loss": row["loss"], "train/lr": row["lr"], "train/tokens_per_s": tokens_per_s}
+    s |= {f"train/loss_step{k}": v for k, v in enumerate(row["step_loss"])}
+    s |= {f"train/acc_step{k}": v for k, v in enumerate(row["step_acc"])}
+    if "tau_est" in row:
+        s |= {"eval/tau": row["tau_est"]} | {f"eval/acceptance_pos{j + 1}": a for j, a in enumerate(row["acc_est"])}
+    return s
+
 # %% ../nbs/04_train.ipynb #3b43732d
 def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
     "The settings as this rank runs them; contradictions with the draft config or the ranks fail here."
@@ -295,18 +403,28 @@ def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
     return {"step": step + 1, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[-1]}
 
 # %% ../nbs/04_train.ipynb #398bf161
-def _export(model, opt, config:LlamaConfig, out:Path, cfg:TrainConfig, rank:int, world:int, hist:list):
-    "history.json and the vLLM-native draft/ by rank 0 (under FSDP every rank helps gather the weights)."
-    if rank == 0: write_json(out/"history.json", hist)
+def _export_draft(model, opt, config:LlamaConfig, dst:Path, cfg:TrainConfig, rank:int, world:int):
+    "The vLLM-native draft in `dst`, written by rank 0 (under FSDP every rank helps gather the weights)."
     if cfg.fsdp:
         full = _full_states(model, opt, True)[0]
         if rank == 0:   # the state holds embedding, d2t and t2d: no rebuild (and no re-fit of the probe) needed
             model = Eagle3Draft(config)
             model.load_state_dict(full)
-    if rank == 0: export_vllm(model, out/"draft")
+    if rank == 0: export_vllm(model, dst)
     if world > 1:
         import torch.distributed as dist
         dist.barrier()
+
+def _estimate(model, opt, ds, held:list, row:dict, config, out:Path, cfg:TrainConfig, rank:int, world:int, best:float)->float:
+    "Offline acceptance on the held-out samples into `row`; a new best is exported to `out/best`. Returns the best."
+    est = offline_acceptance(model, ds, cfg.eval_k, held)
+    row["tau_est"], row["acc_est"] = est["mean_acceptance_length"], est["per_position"]
+    if row["tau_est"] <= best: return best
+    _export_draft(model, opt, config, out/"best", cfg, rank, world)
+    if rank == 0:
+        write_json(out/"best.json", {"step": row["step"], "mean_acceptance_length": row["tau_est"],
+                                     "per_position": row["acc_est"], "heldout_samples": len(held)})
+    return row["tau_est"]
 
 def _checkpoint(out, model, opt, sched, step, hist, config, fsdp:bool, rank:int):
     "Atomic checkpoint by rank 0 (under FSDP every rank takes part in gathering the states)."
@@ -328,35 +446,44 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     out.mkdir(parents=True, exist_ok=True)
     rank, world = _dist()                                             # under torchrun each rank takes its share of a batch
     cfg = _rank_config(cfg, config, world)
+    pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
     model, eps = build_draft(config, ds, cfg), ds.manifest["verifier"]["rms_norm_eps"]
     ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
     params = [p for p in model.parameters() if p.requires_grad]
-    per_epoch = math.ceil(len(ds) / cfg.batch_size)
+    per_epoch = math.ceil(len(pool) / cfg.batch_size)
     total = math.ceil(cfg.epochs * per_epoch)
     if cfg.max_steps: total = min(total, cfg.max_steps)
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch))
     step, hist = _resume(out, model, opt, sched, cfg)
-    t0, ntok, lengths, plan = time.perf_counter(), 0, ds.lengths(), {}
+    best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
+    log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), step)
+    all_lengths = ds.lengths()
+    t0, ntok, lengths, plan = time.perf_counter(), 0, [all_lengths[j] for j in pool], {}
     bar = tqdm(total=total, initial=step, desc="train", unit="step", disable=not progress or rank > 0)
     while step < total:
         epoch, i = divmod(step, per_epoch)
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch)}
-        batch = _collate([ds[j] for j in plan[epoch][i][rank::world]])
+        batch = _collate([ds[pool[j]] for j in plan[epoch][i][rank::world]])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         hist.append(train_step(model, batch, head, opt, sched, params, cfg, eps, world, step))
         step += 1
         ntok += int(batch["loss_mask"].sum())
-        accs = hist[-1]["step_acc"]
+        accs, tok_s = hist[-1]["step_acc"], ntok * world / (time.perf_counter() - t0)
+        if cfg.eval_every and (step % cfg.eval_every == 0 or step == total):
+            best = _estimate(model, opt, ds, held, hist[-1], config, out, cfg, rank, world, best)
+        log.log(step, step_scalars(hist[-1], tok_s))
         bar.update()
-        bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-",
-                        tok_s=f"{ntok * world / (time.perf_counter() - t0):.0f}")
+        bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{tok_s:.0f}",
+                        **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if step % cfg.ckpt_every == 0 or step == total:
             _checkpoint(out, model, opt, sched, step, hist, config, cfg.fsdp, rank)
     bar.close()
-    _export(model, opt, config, out, cfg, rank, world, hist)
+    log.close()
+    if rank == 0: write_json(out/"history.json", hist)
+    _export_draft(model, opt, config, out/"draft", cfg, rank, world)
     secs = time.perf_counter() - t0
     return {"steps": step, "history": hist, "draft": out/"draft", "seconds": secs,
             "loss_tokens_per_s": ntok * world / max(secs, 1e-9)}

@@ -1,3 +1,4 @@
+import os, shutil, tempfile
 from pathlib import Path
 import pytest
 
@@ -5,3 +6,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def root(): return ROOT
+
+@pytest.fixture(scope="session", autouse=True)
+def scratch(tmp_path_factory):
+    "Every temporary directory the notebooks, the CLI and vLLM make goes under one folder, removed at the end."
+    d = tmp_path_factory.mktemp("scratch")
+    old = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = str(d), str(d)   # this process (notebooks run in it) and its children
+    yield d
+    tempfile.tempdir = old[0]
+    if old[1] is None: os.environ.pop("TMPDIR", None)
+    else: os.environ["TMPDIR"] = old[1]
+    shutil.rmtree(d, ignore_errors=True)

@@ -140,3 +140,23 @@ def test_run_stops_before_work_on_bad_input(tmp_path):
     (tmp_path/"run.yaml").write_text("prompts: 8\ntrain: {epochz: 3}\n")
     r = run("run", "--run-dir", tmp_path/"c", "--config", tmp_path/"run.yaml")
     assert r.returncode == 2 and "epochz" in r.stderr, r.stderr
+
+def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path):
+    "`eagle3 train` writes TensorBoard events, read back with the tensorboard package, and a best/ draft by held-out tau."
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, regenerate
+    from eagle3_nb.verifier import embedded_verifier
+    v = embedded_verifier()
+    regenerate(default_prompts()[:4], v, tmp_path/"c.jsonl", RegenConfig(max_new_tokens=16, batch_size=4))
+    extract(tmp_path/"c.jsonl", v, tmp_path/"hs", ExtractConfig(shard_size=4))
+    r = run("train", "--data", tmp_path/"hs", "--out", tmp_path/"t", "--max-steps", "4", "--batch-size", "2", "--eval-every", "2",
+            "--eval-frac", "0.25", "--draft-vocab-size", "1024", "--log-to", "tensorboard")
+    assert r.returncode == 0, r.stderr[-3000:]
+    ev = EventAccumulator(str(tmp_path/"t"/"tb")); ev.Reload()
+    assert [e.step for e in ev.Scalars("train/loss")] == [1, 2, 3, 4]
+    assert all(e.value > 0 for e in ev.Scalars("train/loss")) and len(ev.Scalars("train/lr")) == 4
+    taus = ev.Scalars("eval/tau")
+    assert [e.step for e in taus] == [2, 4] and all(1 <= e.value <= 4 for e in taus)
+    best = json.loads((tmp_path/"t"/"best.json").read_text())
+    assert abs(best["mean_acceptance_length"] - max(e.value for e in taus)) < 1e-5
+    assert (tmp_path/"t"/"best"/"model.safetensors").exists() and best["heldout_samples"] == 1
