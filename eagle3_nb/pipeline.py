@@ -11,7 +11,8 @@ from .core import CheckpointError, Eagle3Error, read_json, write_json
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
 from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract,
-                               context_length, fast_bf16, precision_reason, prompt_records, read_jsonl_resumable, regenerate, sampled_copies, vllm_env)
+                               context_length, fast_bf16, precision_reason, prompt_records, read_jsonl_resumable,
+                               regenerate, sampled_copies, vllm_env)
 from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support
 
