@@ -88,7 +88,7 @@ def convert_draft(src:str|Path,               # draft directory (vLLM-native or 
     s = inspect_draft(src)
     if probs := spec_problems(s):
         raise CheckpointError(f"{src} contradicts its own config, converting would carry the error over: " + "; ".join(probs))
-    if not tensor_files(src):
+    if not (files := tensor_files(src)):
         raise CheckpointError(f"{src} has no *.safetensors; convert needs the weights, not only config.json")
     cfg = load_config(src)
     if dtype: s.dtype = dtype
@@ -96,7 +96,7 @@ def convert_draft(src:str|Path,               # draft directory (vLLM-native or 
     cast = torch_dtype(dtype) if dtype else None
     prefix = "midlayer." if to == "vllm" else "layers.0."
     sd = {rename_layer(n, prefix): (t.to(cast) if cast and t.is_floating_point() else t).contiguous()
-          for n, t in read_tensors(src).items()}
+          for n, t in read_tensors(src, files=files).items()}
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out/"model.safetensors", lambda p: save_file(sd, str(p), metadata={"format": "pt"}))
     write_json(out/"config.json", new)

@@ -56,8 +56,8 @@ def vllm_loads(verifier:str|Path,       # verifier directory
               )->tuple[bool, str, dict]:
     "Load `draft` in vLLM in a fresh process (a failed load can break in-process state) and generate: (ok, error, metrics)."
     import subprocess, sys
-    code = ("import json, sys; from eagle3_nb.evaluate import vllm_generate; r = "
-            "vllm_generate(*json.loads(sys.argv[1]));"
+    code = ("import json, sys; from eagle3_nb.evaluate import vllm_generate; "
+            "r = vllm_generate(*json.loads(sys.argv[1]));"
             "print('RESULT' + json.dumps({k: v for k, v in r.items() if k != 'texts'}))")
     env = vllm_env(dict(os.environ))
     args = json.dumps([str(verifier), prompts, draft and str(draft), 3, max_tokens])
@@ -101,6 +101,11 @@ def plot_history(hist:list, path:str|Path):
     plt.close(fig)
 
 # %% ../nbs/06_evaluate.ipynb #c4bb26d5
+def _answer_records(prompts:list, texts:list, prefix:str)->list[dict]:
+    "Conversations `{id, messages}` of each prompt and vLLM's answer to it, ids `{prefix}0000`, ..."
+    return [{"id": f"{prefix}{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
+            for i, (p, t) in enumerate(zip(prompts, texts))]
+
 def heldout_from_baseline(verifier:str|Path,  # verifier directory
                           prompts:list,         # the user messages of the baseline run
                           base:dict,            # `vllm_generate`'s result without a draft
@@ -110,9 +115,7 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
                          )->Path:
     "Extract the verifier's greedy answers of a vLLM run without draft, for the offline estimate; resumable."
     from eagle3_nb.extract import ExtractConfig, extract
-    recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
-            for i, (p, t) in enumerate(zip(prompts, base["texts"]))]
-    extract(recs, verifier, out, ExtractConfig(device=device, compute_dtype=dtype))
+    extract(_answer_records(prompts, base["texts"], "h"), verifier, out, ExtractConfig(device=device, compute_dtype=dtype))
     return Path(out)
 
 def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
@@ -201,9 +204,8 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
     model, conf = trained_draft(draft, trained)
     ids = (read_json(Path(data)/"manifest.json")["aux_layer_ids"] if data else
            (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"))
-    recs = [{"id": f"p{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
-            for i, (p, t) in enumerate(zip(prompts, spec["texts"]))]
-    extract(recs, verifier, out/"hidden_states", ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device))
+    xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device)
+    extract(_answer_records(prompts, spec["texts"], "p"), verifier, out/"hidden_states", xc)
     hs = HiddenStates(out/"hidden_states")
     model.embed_tokens.weight.data.copy_(hs.head()["embed_tokens.weight"].float())
     off = offline_acceptance(model, hs.path, k)

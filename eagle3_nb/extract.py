@@ -138,13 +138,15 @@ def bf16_speedup()->float:
         return min(ts)
     return best(a, b) / best(a.bfloat16(), b.bfloat16())
 
+def _gpu(device:str)->bool: return device.startswith("cuda") or device == "auto"   # "auto": device_map over the GPUs
+
 def fast_bf16(device:str="cpu")->bool:
     "True where bfloat16 is the faster choice on `device`: always on CUDA; on a CPU, where it beats float32 by 10%."
-    return device.startswith("cuda") or device == "auto" or bf16_speedup() > 1 / 0.9
+    return _gpu(device) or bf16_speedup() > 1 / 0.9
 
 def precision_reason(device:str="cpu")->str:
     "What `auto` picks on `device`, and the measurement behind it, in one line."
-    if device.startswith("cuda") or device == "auto": return "bfloat16 (a GPU)"
+    if _gpu(device): return "bfloat16 (a GPU)"
     r, cap = bf16_speedup(), torch.backends.cpu.get_cpu_capability()
     why = f"a bf16 matmul ran at {r:.2f}x the float32 speed on this CPU ({cap})"
     return f"bfloat16: {why}" if fast_bf16(device) else f"float32: {why}, so no native bf16"

@@ -11,7 +11,7 @@ from .core import CheckpointError, Eagle3Error, read_json, write_json
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
 from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract,
-                               context_length, fast_bf16, precision_reason, prompt_records, read_jsonl_resumable,
+                               context_length, precision_reason, prompt_records, read_jsonl_resumable,
                                regenerate, sampled_copies, vllm_env)
 from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support
@@ -69,11 +69,11 @@ def resolved(cfg:RunConfig)->RunConfig:
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len),
-                   train=replace(cfg.train, device=dev, precision=_precision(cfg.train.precision, dev)))
+                   train=_decided(replace(cfg.train, device=dev)))
 
-def _precision(p:str, device:str)->str:
-    "Training precision with `auto` decided for `device` (recorded in run_config.json as what ran)."
-    return ("bf16" if fast_bf16(device) else "fp32") if p == "auto" else p
+def _decided(t:TrainConfig)->TrainConfig:
+    "`t` with its precision as `TrainConfig.bf16` decides it (recorded in run_config.json as what ran)."
+    return replace(t, precision="bf16" if t.bf16 else "fp32")
 
 # %% ../nbs/07_pipeline.ipynb #ea58378a
 PRESETS = {

@@ -14,7 +14,7 @@ from .derive import derive_draft_config, derived_spec, expected_shapes, text_con
 from .extract import vllm_env
 
 # %% auto #0
-__all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'SHAPE_KEYS', 'Finding', 'Report', 'check_against_verifier', 'check_format',
+__all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
            'check_self_consistency', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends',
            'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'check_vllm', 'check_aux_ids',
            'check_vocab_maps', 'check_embedding', 'check_reference', 'verify']
@@ -71,7 +71,6 @@ class Report:
 # %% ../nbs/05_verify.ipynb #67e685d9
 FROM_VERIFIER = ("hidden_size", "vocab_size", "target_hidden_size")   # fixed by the verifier's hidden states and vocabulary
 OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size")  # the draft's own layer
-SHAPE_KEYS = FROM_VERIFIER + OWN_CHOICE                                 # every config field a tensor shape depends on
 
 def check_against_verifier(r:Report,                      # the report the rows go to
                            s:DraftSpec,                   # the draft
@@ -388,9 +387,9 @@ def check_vocab_maps(r:Report,    # the report the rows go to
                     ):
     "d2t maps into the verifier vocab, injectively, and agrees with t2d."
     r.checks.append("d2t/t2d")
-    if not s.tensors or "d2t" not in s.tensors or not tensor_files(path): return
+    if not s.tensors or "d2t" not in s.tensors or not (files := tensor_files(path)): return
     import torch
-    t = read_tensors(path, ("d2t", "t2d"))
+    t = read_tensors(path, ("d2t", "t2d"), files)
     ids = torch.arange(len(t["d2t"])) + t["d2t"]   # target id of each draft id
     lo, hi, n_repeat = int(ids.min()), int(ids.max()), len(ids) - len(set(ids.tolist()))
     if lo < 0 or hi >= s.vocab_size:
