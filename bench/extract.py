@@ -1,13 +1,15 @@
-"""Extraction throughput and storage: eagle3_nb's extractor (float32 and bfloat16 compute) vs the naive way, side by side in one run.
+"""Extraction throughput and storage, in one run: the `transformers` and vLLM backends (float32 and bfloat16 compute),
+against the naive way (one forward with output_hidden_states=True, every hidden state and the logits saved in float32).
 
-naive = one forward with output_hidden_states=True (all 31 hidden states) and logits, everything saved in
-float32 with torch.save. Ours = hooks on the 3 aux layers + the final norm, base model only, bf16 safetensors.
-Usage: python bench/extract.py [--samples 32]
+Bytes per token are compared with the minimum a draft needs: 3 aux layers + the last hidden state in bf16 (4 x H x 2),
+the token id (8) and the loss-mask byte (1). "wall" tokens/s include loading the verifier (vLLM: starting the engine),
+"steady" ones do not.
+Usage: python bench/extract.py [--samples 64] [--backends transformers,vllm]
 """
 import argparse, json, tempfile, time
 from pathlib import Path
 import torch
-from eagle3_nb.extract import ExtractConfig, default_prompts, extract, tokenize_conversation
+from eagle3_nb.extract import ExtractConfig, extract, default_prompts, tokenize_conversation
 from eagle3_nb.verifier import embedded_verifier, load_verifier
 
 def conversations(n):
@@ -21,23 +23,41 @@ def naive(recs, vdir, out):
     for i, r in enumerate(recs):
         ids, mask = tokenize_conversation(tok, r["messages"])
         with torch.no_grad(): o = model(input_ids=torch.tensor([ids]), output_hidden_states=True)
-        torch.save({"hidden_states": [h.float() for h in o.hidden_states], "logits": o.logits.float(), "input_ids": ids, "loss_mask": mask}, out/f"{i}.pt")
+        torch.save({"hidden_states": [h.float() for h in o.hidden_states], "logits": o.logits.float(),
+                    "input_ids": ids, "loss_mask": mask}, out/f"{i}.pt")
         ntok += len(ids); nbytes += (out/f"{i}.pt").stat().st_size
     return ntok, nbytes
 
+def per_token_minimum(H, n_aux=3): return (n_aux + 1) * H * 2 + 8 + 1
+
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(); ap.add_argument("--samples", type=int, default=32); a = ap.parse_args()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", type=int, default=64)
+    ap.add_argument("--backends", default="transformers,vllm")
+    a = ap.parse_args()
     vdir, recs = embedded_verifier(), conversations(a.samples)
-    load_verifier(vdir)  # warm the file cache for both
+    H = load_verifier(vdir)[0].config.hidden_size   # also warms the file cache for every run below
+    cpu = torch.backends.cpu.get_cpu_capability()
+    rows = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d); (d/"naive").mkdir()
-        t = time.perf_counter(); ntok, nbytes = naive(recs, vdir, d/"naive"); tn = time.perf_counter() - t
-        t = time.perf_counter(); s = extract(recs, vdir, d/"ours", ExtractConfig(shard_size=16, batch_size=8)); to = time.perf_counter() - t
-        t = time.perf_counter(); extract(recs, vdir, d/"ours_bf16", ExtractConfig(shard_size=16, batch_size=8, compute_dtype="bfloat16")); tb = time.perf_counter() - t
-    r = {"samples": a.samples, "tokens": ntok, "naive": {"tokens_per_s": ntok / tn, "bytes_per_token": nbytes / ntok},
-         "ours": {"tokens_per_s": s["tokens"] / to, "bytes_per_token": s["bytes_per_token"]}, "ours_bf16_compute": {"tokens_per_s": s["tokens"] / tb}}
-    r["speedup"] = r["ours"]["tokens_per_s"] / r["naive"]["tokens_per_s"]
-    r["storage_ratio"] = r["naive"]["bytes_per_token"] / r["ours"]["bytes_per_token"]
-    print(json.dumps(r, indent=1))
-    print(f"ours is {r['speedup']:.2f}x faster (tokens/s, model load included) and stores {r['storage_ratio']:.1f}x fewer bytes per token")
-    print(f"bfloat16 compute vs float32 compute (ours): {r['ours_bf16_compute']['tokens_per_s'] / r['ours']['tokens_per_s']:.2f}x the tokens/s")
+        t = time.perf_counter(); ntok, nbytes = naive(recs, vdir, d/"naive")
+        rows["naive (float32, all layers + logits)"] = {"tokens_per_s": ntok / (time.perf_counter() - t), "bytes_per_token": nbytes / ntok}
+        for backend in a.backends.split(","):
+            for cd in ("float32", "bfloat16"):
+                t = time.perf_counter()
+                s = extract(recs, vdir, d/f"{backend}-{cd}", ExtractConfig(backend=backend, compute_dtype=cd, shard_size=64))
+                rows[f"{backend}, {cd} compute"] = {"tokens_per_s": s["tokens"] / (time.perf_counter() - t),
+                                                    "steady_tokens_per_s": s["tokens_per_s"], "bytes_per_token": s["bytes_per_token"]}
+    least = per_token_minimum(H)
+    print(json.dumps({"cpu_capability": cpu, "samples": a.samples, "tokens": ntok, "hidden_size": H,
+                      "minimum_bytes_per_token": least, "rows": rows}, indent=1))
+    base = rows["transformers, float32 compute"]["tokens_per_s"] if "transformers" in a.backends else None
+    print(f"\n{'extractor':38} {'wall tok/s':>10} {'x tf fp32':>9} {'steady tok/s':>12} {'bytes/token':>11} {'x minimum':>9}  ({cpu})")
+    for k, r in rows.items():
+        ratio = f"{r['tokens_per_s'] / base:.2f}" if base else "-"
+        steady = f"{r['steady_tokens_per_s']:.0f}" if "steady_tokens_per_s" in r else "-"
+        print(f"{k:38} {r['tokens_per_s']:10.0f} {ratio:>9} {steady:>12} {r['bytes_per_token']:11.0f} {r['bytes_per_token'] / least:9.2f}")
+    for name, h in (("Llama-3.1-8B", 4096), ("Kimi-K2.5", 7168)):
+        b = per_token_minimum(h)
+        print(f"{name} (H={h}): {b} bytes/token = {b / 1024:.1f} KiB; 100M tokens = {b * 1e8 / 1e12:.2f} TB")

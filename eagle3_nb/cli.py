@@ -120,7 +120,8 @@ def cmd_extract(a)->int:
     "Aux hidden states + targets into safetensors shards (resumable)."
     from eagle3_nb.extract import ExtractConfig, extract
     from eagle3_nb.verifier import embedded_verifier
-    cfg = ExtractConfig(**given(a, ("conversations", "verifier", "out")))
+    g = given(a, ("conversations", "verifier", "out"))
+    cfg = ExtractConfig(**g, engine=_engine(g))
     print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, cfg)))
     return 0
 
@@ -164,7 +165,7 @@ def cmd_evaluate(a)->int:
 
 # %% ../nbs/09_cli.ipynb #559f2eb7
 RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens", "extract.device",
-                     "extract.compute_dtype", "extract.layer_ids", "train.device", "train.draft_vocab_size")  # by `resolved`
+                     "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device", "train.draft_vocab_size")  # by `resolved`
 
 def _run_settings(a)->dict:
     "RunConfig settings: the --config file's, then the flags given."
@@ -238,7 +239,7 @@ def parser()->argparse.ArgumentParser:
     x.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
     x.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     x.add_argument("--out", required=True, help="shard directory (re-running resumes)")
-    add_fields(x, ExtractConfig)
+    add_fields(x, ExtractConfig, flat=("engine",))
     t = cmd("train", cmd_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under "
                                 "torchrun: DDP, or FSDP with --fsdp")
     t.add_argument("--data", required=True, help="shard directory written by `extract`")

@@ -18,11 +18,11 @@ from .reference import fixture, load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
-__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records',
-           'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup', 'fast_bf16',
-           'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate', 'vllm_env',
-           'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'extract', 'summarize',
-           'HiddenStates', 'vocab_coverage']
+__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
+           'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
+           'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
+           'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'HFCapture',
+           'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -111,7 +111,8 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
                 engine:EngineConfig|None=None,  # start-up options; None: the defaults
                 draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
-                k:int=3):                       # speculative tokens per step (with `draft`)
+                k:int=3,                        # speculative tokens per step (with `draft`)
+                extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a `kv_transfer_config`
     "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
     vllm_env()
     from vllm import LLM
@@ -121,7 +122,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **kw)
+    return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | (extra or {})))
 
 # %% ../nbs/02_extract.ipynb #598c1ba4
 @cache
@@ -289,7 +290,11 @@ class ExtractConfig:
     shard_size: int = 64         # samples per shard (a kill loses at most one shard of work)
     batch_size: int = 8          # samples per forward pass
     device: str = "cpu"          # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
+    backend: str = "transformers" # or "vllm": the serving engine computes the states (tensor parallelism comes from it)
+    engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
     def __post_init__(self):
+        if self.backend not in ("transformers", "vllm"):
+            raise ValueError(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if self.overlong not in ("truncate", "drop"):
             raise ValueError(f"overlong={self.overlong!r}: choose 'truncate' or 'drop'")
         for f in ("dtype", "compute_dtype"):
@@ -305,11 +310,12 @@ def config_hash(verifier:str|Path)->str:
 # %% ../nbs/02_extract.ipynb #23fc3b95
 RESUMES = "re-run: extraction resumes from the last complete shard"   # what to do after a failed write
 
-def _manifest(out:Path, verifier, model, cfg:ExtractConfig, layer_ids)->dict:
+MANIFEST_DEFAULTS = {"backend": "transformers"}   # what a manifest written before a field existed meant by it
+
+def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids)->dict:
+    facts = {k: tc[k] for k in ("num_hidden_layers", "hidden_size", "vocab_size", "rms_norm_eps")}
     m = {"format": "eagle3_nb.hidden_states.v1", "verifier": {"path": str(verifier), "config_sha256": config_hash(verifier),
-         "num_hidden_layers": model.config.num_hidden_layers, "hidden_size": model.config.hidden_size,
-         "vocab_size": model.config.vocab_size,
-         "rms_norm_eps": model.config.rms_norm_eps}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION,
+         **facts}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend,
          "target": "last: output of the last decoder layer before the final norm; head in verifier_head.safetensors",
          "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len, "overlong": cfg.overlong,
          "shard_size": cfg.shard_size, "shards": []}
@@ -320,21 +326,20 @@ def _manifest(out:Path, verifier, model, cfg:ExtractConfig, layer_ids)->dict:
                                   f"{old['verifier']['config_sha256']}, layers {old['aux_layer_ids']}), not of "
                                   f"{verifier} (config {m['verifier']['config_sha256']}, layers {layer_ids}); use "
                                   "a new output directory")
-        for k in ("dtype", "compute_dtype", "max_len", "overlong"):
-            if old.get(k) != m[k]:
-                raise CheckpointError(f"{out} holds hidden states extracted with {k}={old.get(k)}, this run asks for "
+        for k in ("dtype", "compute_dtype", "max_len", "overlong", "backend"):
+            was = old.get(k, MANIFEST_DEFAULTS.get(k))
+            if was != m[k]:
+                raise CheckpointError(f"{out} holds hidden states extracted with {k}={was}, this run asks for "
                                       f"{k}={m[k]}: mixing them would train on two conventions. Use a new output "
-                                      f"directory, or {k}={old.get(k)}")
+                                      f"directory, or {k}={was}")
         return old
     return m
 
 # %% ../nbs/02_extract.ipynb #a32764d2
-def _save_head(out:Path, model):
+def _save_head(out:Path, capture):
     "The verifier's final norm, lm_head and embedding, once: targets and the draft's frozen embedding come from them."
     if (out/"verifier_head.safetensors").exists(): return
-    t = {"norm.weight": model.model.norm.weight, "lm_head.weight": model.lm_head.weight,
-         "embed_tokens.weight": model.model.embed_tokens.weight}
-    head = {k: v.detach().contiguous().clone() for k, v in t.items()}
+    head = {k: v.detach().contiguous().clone() for k, v in capture.head().items()}
     atomic_write(out/"verifier_head.safetensors", lambda p: save_file(head, str(p)), RESUMES)
 
 def _encode(tok, recs, cfg, skipped):
@@ -348,21 +353,38 @@ def _encode(tok, recs, cfg, skipped):
         yield r["id"], ids, mask
 
 # %% ../nbs/02_extract.ipynb #499e4403
-def _shard(model, samples, cfg, layer_ids, V):
-    dt, aux_l, last_l = torch_dtype(cfg.dtype), [None] * len(samples), [None] * len(samples)
-    order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))  # similar lengths share a batch: ~20% less padding
-    for i in range(0, len(samples), cfg.batch_size):
-        idx = order[i:i + cfg.batch_size]; b = [samples[j] for j in idx]; T = max(len(s[1]) for s in b)
-        x = torch.zeros(len(b), T, dtype=torch.long); am = torch.zeros_like(x)
-        for j, (_, ids, _) in enumerate(b): x[j, :len(ids)] = torch.tensor(ids); am[j, :len(ids)] = 1
-        dev = model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
-        aux, last = capture_hidden(model, x.to(dev), am.to(dev), layer_ids)
-        for j, n in enumerate(idx):
-            T_n = len(samples[n][1])
-            aux_l[n], last_l[n] = aux[j, :T_n].to("cpu", dt), last[j, :T_n].to("cpu", dt)
+class HFCapture:
+    "The `transformers` backend: hooked forward passes, samples of similar length batched together."
+    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list):
+        from eagle3_nb.verifier import load_verifier
+        self.model, _ = load_verifier(verifier, dtype=cfg.compute_dtype, device=cfg.device)
+        self.cfg, self.layer_ids = cfg, layer_ids
+    def head(self)->dict:
+        m = self.model
+        return {"norm.weight": m.model.norm.weight, "lm_head.weight": m.lm_head.weight,
+                "embed_tokens.weight": m.model.embed_tokens.weight}
+    def __call__(self, samples:list)->list[tuple]:
+        "`(aux (T, n, H), last (T, H))` in the storage dtype on the CPU for each `(id, token_ids, mask)` of `samples`."
+        got, bs, dt = [None] * len(samples), self.cfg.batch_size, torch_dtype(self.cfg.dtype)
+        order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))  # similar lengths share a batch: ~20% less padding
+        dev = self.model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
+        for i in range(0, len(samples), bs):
+            idx = order[i:i + bs]; T = max(len(samples[j][1]) for j in idx)
+            x = torch.zeros(len(idx), T, dtype=torch.long); am = torch.zeros_like(x)
+            for j, n in enumerate(idx):
+                x[j, :len(samples[n][1])] = torch.tensor(samples[n][1]); am[j, :len(samples[n][1])] = 1
+            aux, last = capture_hidden(self.model, x.to(dev), am.to(dev), self.layer_ids)
+            for j, n in enumerate(idx):
+                T_n = len(samples[n][1])
+                got[n] = aux[j, :T_n].to("cpu", dt), last[j, :T_n].to("cpu", dt)
+        return got
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.model = None
+
+def _shard(samples, hidden, V):
     ids = torch.tensor([t for s in samples for t in s[1]])
     mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
-    return {"aux": torch.cat(aux_l), "last": torch.cat(last_l), "input_ids": ids, "loss_mask": mask,
+    return {"aux": torch.cat([a for a, _ in hidden]), "last": torch.cat([l for _, l in hidden]), "input_ids": ids, "loss_mask": mask,
             "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0),    # (N+1,) sample starts
             "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}            # (V,) answer tokens per id
 
@@ -373,23 +395,29 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             cfg:ExtractConfig=ExtractConfig(), # shards, dtypes, lengths, device
            )->dict:
     "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
-    from eagle3_nb.verifier import load_verifier
+    from transformers import AutoTokenizer
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     recs = conversations if isinstance(conversations, list) else read_jsonl_resumable(Path(conversations))
-    model, tok = load_verifier(verifier, dtype=cfg.compute_dtype, device=cfg.device)
-    L = model.config.num_hidden_layers
+    tc = text_config(load_config(verifier)).config
+    L, tok = tc["num_hidden_layers"], AutoTokenizer.from_pretrained(str(verifier))
     layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
-    man = _manifest(out, verifier, model, cfg, layer_ids)
-    _save_head(out, model)
+    man = _manifest(out, verifier, tc, cfg, layer_ids)
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
-    todo, t0, ntok = [r for r in recs if r["id"] not in done], time.perf_counter(), 0
-    with tqdm(total=len(todo), desc="extract", unit="sample") as bar:
+    todo, ntok = [r for r in recs if r["id"] not in done], 0
+    if not todo and (out/"verifier_head.safetensors").exists(): return summarize(out)
+    if cfg.backend == "vllm":
+        from eagle3_nb.vllm_extract import VLLMCapture   # imports vLLM: only when asked for
+        capture = VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states")
+    else: capture = HFCapture(verifier, cfg, layer_ids)
+    _save_head(out, capture)
+    t0 = time.perf_counter()   # tokens/s of the extraction itself, the verifier loaded
+    with capture, tqdm(total=len(todo), desc="extract", unit="sample") as bar:
         for i in range(0, len(todo), cfg.shard_size):
             chunk, skipped = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
             samples = list(_encode(tok, chunk, cfg, skipped))
             name = f"shard_{len(man['shards']):05d}.safetensors"
             if samples:
-                t = _shard(model, samples, cfg, layer_ids, model.config.vocab_size)
+                t = _shard(samples, capture(samples), tc["vocab_size"])
                 atomic_write(out/name, lambda p: save_file(t, str(p)), RESUMES)
             kept = {s[0] for s in samples}
             man["shards"].append({"file": name if samples else None, "ids": [s[0] for s in samples],
@@ -404,7 +432,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
 
 # %% ../nbs/02_extract.ipynb #f20c0a08
 def summarize(out:str|Path,               # an extraction directory
-              seconds:float|None=None,    # wall time of the run that just ended, for tokens/s
+              seconds:float|None=None,    # time the run that just ended spent extracting (verifier loaded), for tokens/s
               new_tokens:int|None=None,   # tokens that run extracted
              )->dict:
     "Counts of an extraction directory: samples, tokens, loss tokens, skips, bytes per token."

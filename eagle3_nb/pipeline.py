@@ -68,7 +68,8 @@ def resolved(cfg:RunConfig)->RunConfig:
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
-                   extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len),
+                   extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len,
+                                   engine=eng),
                    train=_decided(replace(cfg.train, device=dev)))
 
 def _decided(t:TrainConfig)->TrainConfig:
