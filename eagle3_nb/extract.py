@@ -22,7 +22,7 @@ __all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'd
            'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
            'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
            'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'HFCapture',
-           'extract', 'summarize', 'HiddenStates', 'vocab_coverage']
+           'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -393,6 +393,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             verifier:str|Path,            # verifier HF directory
             out:str|Path,                 # output directory (resumed if it exists)
             cfg:ExtractConfig=ExtractConfig(), # shards, dtypes, lengths, device
+            room=None,                    # room(nbytes) returns once a shard of nbytes may be written (online training)
            )->dict:
     "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
     from transformers import AutoTokenizer
@@ -418,11 +419,12 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             name = f"shard_{len(man['shards']):05d}.safetensors"
             if samples:
                 t = _shard(samples, capture(samples), tc["vocab_size"])
+                if room: room(sum(v.nbytes for v in t.values()))
                 atomic_write(out/name, lambda p: save_file(t, str(p)), RESUMES)
             kept = {s[0] for s in samples}
             man["shards"].append({"file": name if samples else None, "ids": [s[0] for s in samples],
                                   "skipped_ids": [r["id"] for r in chunk if r["id"] not in kept],
-                                  "tokens": sum(len(s[1]) for s in samples),
+                                  "tokens": sum(len(s[1]) for s in samples), "bytes": (out/name).stat().st_size if samples else 0,
                                   "loss_tokens": sum(sum(s[2]) for s in samples), **skipped})
             write_json(out/"manifest.json", man, RESUMES)
             ntok += man["shards"][-1]["tokens"]
@@ -438,7 +440,7 @@ def summarize(out:str|Path,               # an extraction directory
     "Counts of an extraction directory: samples, tokens, loss tokens, skips, bytes per token."
     man, out = read_json(Path(out)/"manifest.json"), Path(out)
     sh = man["shards"]; tokens = sum(s["tokens"] for s in sh)
-    nbytes = sum((out/s["file"]).stat().st_size for s in sh if s["file"])
+    nbytes = sum(s["bytes"] if "bytes" in s else (out/s["file"]).stat().st_size for s in sh if s["file"])   # consumed: deleted
     r = {"samples": sum(len(s["ids"]) for s in sh), "tokens": tokens, "loss_tokens": sum(s["loss_tokens"] for s in sh),
          "overlong": sum(s["overlong"] for s in sh), "no_loss_tokens": sum(s["no_loss_tokens"] for s in sh),
          "shards": len(sh), "bytes": nbytes, "bytes_per_token": nbytes / max(tokens, 1)}
@@ -446,6 +448,12 @@ def summarize(out:str|Path,               # an extraction directory
     return r
 
 # %% ../nbs/02_extract.ipynb #78a48c0b
+def read_sample(shard:str|Path, j:int)->dict:
+    "Sample `j` of a shard file: `{input_ids, loss_mask, aux (T, n, H), last (T, H)}`, nothing else read."
+    with safe_open(str(shard), "pt") as st:
+        a, b = st.get_slice("offsets")[j:j + 2].tolist()
+        return {k: st.get_slice(k)[a:b] for k in ("input_ids", "loss_mask", "aux", "last")}
+
 class HiddenStates(torch.utils.data.Dataset):
     "Samples `{input_ids, loss_mask, aux (T, n, H), last (T, H)}` read lazily from an extraction directory."
     def __init__(self, path:str|Path):
@@ -455,9 +463,10 @@ class HiddenStates(torch.utils.data.Dataset):
     def __len__(self): return len(self.index)
     def __getitem__(self, i:int)->dict:
         f, j = self.index[i]
-        with safe_open(str(self.path/f), "pt") as st:
-            a, b = st.get_slice("offsets")[j:j + 2].tolist()
-            return {k: st.get_slice(k)[a:b] for k in ("input_ids", "loss_mask", "aux", "last")}
+        return read_sample(self.path/f, j)
+    def shard_sizes(self)->list[int]:
+        "Samples in each shard of the manifest, in order (0 for a shard whose samples were all skipped)."
+        return [len(s["ids"]) for s in self.manifest["shards"]]
     def _per_shard(self, name:str):
         "The tensor `name` of every shard file, in manifest order (the order of the samples)."
         for s in self.manifest["shards"]:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_train.ipynb #a7ee0540
 from __future__ import annotations
-import importlib, importlib.util, json, math, os, random, time
+import importlib, importlib.util, itertools, json, math, os, random, time
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 import torch
@@ -35,6 +35,7 @@ class TrainConfig:
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
     max_grad_norm: float = 0.5
     group_by_length: bool = True # batch samples of similar length (a quarter less padding on the demo data)
+    shuffle: str = "global"      # or "shard": batches stay inside one shard, shards in order (what online training reads)
     draft_vocab_size: int = 8192 # speculators 0.9.0's choice for SmolLM2; covers ~97% of its assistant tokens
     ckpt_every: int = 100        # optimizer steps between checkpoints (and at the end)
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
@@ -54,6 +55,7 @@ class TrainConfig:
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
             raise ValueError("ttt_steps, ttt_every and batch_size must be >= 1")
         if not 0 < self.step_decay <= 1: raise ValueError(f"step_decay {self.step_decay} must be in (0, 1]")
+        if self.shuffle not in ("global", "shard"): raise ValueError(f"shuffle {self.shuffle!r}: choose global or shard")
         if self.precision not in ("auto", "bf16", "fp32"):
             raise ValueError(f"precision {self.precision!r}: choose auto, bf16 or fp32")
         names = [n.strip() for n in self.log_to.split(",")]
@@ -133,14 +135,32 @@ def _schedule(opt, total:int, warm:int):
     f = lambda s: (s + 1) / max(warm, 1) if s < warm else 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (s - warm) / max(total - warm, 1)))
     return torch.optim.lr_scheduler.LambdaLR(opt, f)
 
-def _batches(lengths:list, cfg:TrainConfig, epoch:int)->list:
-    "The epoch's batches (lists of sample indices), in a seeded order; `group_by_length` sorts windows of 16 batches."
+def _batches(lengths:list,         # tokens of each sample
+             cfg:TrainConfig,      # batch size, seed, grouping
+             epoch:int,            # the draw
+             blocks:list|None=None, # sizes of consecutive runs of samples (shards) that batches must not cross
+            )->list:
+    "The epoch's batches (lists of sample positions), in a seeded order; `group_by_length` sorts windows of 16 batches."
+    if blocks is not None:   # each block on its own, blocks in their order
+        out, lo = [], 0
+        for b, n in enumerate(blocks):
+            out += [[lo + j for j in x] for x in _batches(lengths[lo:lo + n], cfg, epoch * 100_003 + b + 1)]
+            lo += n
+        return out
     n, g = len(lengths), torch.Generator().manual_seed(cfg.seed * 1000 + epoch)
     order = torch.randperm(n, generator=g).tolist()
     if cfg.group_by_length:
         order = [j for i in range(0, n, 16 * cfg.batch_size) for j in sorted(order[i:i + 16 * cfg.batch_size], key=lengths.__getitem__)]
     out = [order[i:i + cfg.batch_size] for i in range(0, n, cfg.batch_size)]
     return [out[i] for i in torch.randperm(len(out), generator=g).tolist()] if cfg.group_by_length else out
+
+def _pool_blocks(sizes:list, pool:list)->list:
+    "How many of `pool` (sorted sample indices) fall in each run of `sizes` samples (the shards)."
+    bounds, k, out = list(itertools.accumulate(sizes)), 0, [0] * len(sizes)
+    for j in pool:
+        while j >= bounds[k]: k += 1
+        out[k] += 1
+    return out
 
 # %% ../nbs/04_train.ipynb #1794a54c
 def build_draft(config:LlamaConfig, # the derived draft config
@@ -370,13 +390,13 @@ def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
             {"params": [p for p in params if id(p) not in slow], "lr": cfg.lr}]
 
 # %% ../nbs/04_train.ipynb #e0cc4dce
-def _resume(out:Path, model, opt, sched, cfg:TrainConfig)->tuple[int, list]:
-    "Step and history of `out/checkpoint.pt`, its states loaded into the model, optimiser and schedule; (0, []) if none."
-    if not (out/"checkpoint.pt").exists(): return 0, []
+def _resume(out:Path, model, opt, sched, cfg:TrainConfig)->tuple[int, list, str|None]:
+    "Step, history and precision of `out/checkpoint.pt`, its states loaded into the model, optimiser and schedule."
+    if not (out/"checkpoint.pt").exists(): return 0, [], None
     ck = torch.load(out/"checkpoint.pt", weights_only=False, map_location=cfg.device)
     _load_states(ck, model, opt, cfg.fsdp)
     sched.load_state_dict(ck["sched"])
-    return ck["step"], ck["history"]
+    return ck["step"], ck["history"], ck.get("precision")
 
 def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
                batch:dict,        # a collated batch on the device
@@ -426,13 +446,13 @@ def _estimate(model, opt, ds, held:list, row:dict, config, out:Path, cfg:TrainCo
                                      "per_position": row["acc_est"], "heldout_samples": len(held)})
     return row["tau_est"]
 
-def _checkpoint(out, model, opt, sched, step, hist, config, fsdp:bool, rank:int):
+def _checkpoint(out, model, opt, sched, step, hist, config, cfg:TrainConfig, rank:int):
     "Atomic checkpoint by rank 0 (under FSDP every rank takes part in gathering the states)."
-    if rank > 0 and not fsdp: return
-    msd, osd = _full_states(model, opt, fsdp)
+    if rank > 0 and not cfg.fsdp: return
+    msd, osd = _full_states(model, opt, cfg.fsdp)
     if rank > 0: return
     ck = {"model": msd, "opt": osd, "sched": sched.state_dict(), "step": step, "history": hist, "config": config.to_dict(),
-          "fsdp": fsdp}
+          "fsdp": cfg.fsdp, "precision": cfg.precision}
     atomic_write(out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
 
 def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
@@ -442,31 +462,47 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
           progress:bool=True,            # a progress bar (rank 0 only)
          )->dict:
     "Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports `out/draft`."
-    out, ds = Path(out), HiddenStates(data)
+    out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (notebook 04a)
+    stream = hasattr(ds, "release")
     out.mkdir(parents=True, exist_ok=True)
     rank, world = _dist()                                             # under torchrun each rank takes its share of a batch
     cfg = _rank_config(cfg, config, world)
+    if stream and (world > 1 or cfg.eval_every or cfg.shuffle != "shard"):
+        raise Eagle3Error("online training runs in one process, with shuffle='shard' and eval_every=0")
     pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
-    model, eps = build_draft(config, ds, cfg), ds.manifest["verifier"]["rms_norm_eps"]
+    start = cfg if not (out/"checkpoint.pt").exists() else replace(cfg, copy_heads=0)   # a resume loads the weights anyway
+    model, eps = build_draft(config, ds, start), ds.manifest["verifier"]["rms_norm_eps"]
     ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
     params = [p for p in model.parameters() if p.requires_grad]
-    per_epoch = math.ceil(len(pool) / cfg.batch_size)
+    all_lengths = ds.lengths()
+    lengths = [all_lengths[j] for j in pool]
+    blocks = _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None
+    per_epoch = len(_batches(lengths, cfg, 0, blocks))
     total = math.ceil(cfg.epochs * per_epoch)
     if cfg.max_steps: total = min(total, cfg.max_steps)
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch))
-    step, hist = _resume(out, model, opt, sched, cfg)
+    step, hist, was = _resume(out, model, opt, sched, cfg)
+    if cfg.precision == "auto":   # decided once per run (a measurement can differ from process to process): a resume keeps it
+        cfg = replace(cfg, precision=was or ("bf16" if cfg.bf16 else "fp32"))
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), step)
-    all_lengths = ds.lengths()
-    t0, ntok, lengths, plan = time.perf_counter(), 0, [all_lengths[j] for j in pool], {}
+    t0, ntok, plan = time.perf_counter(), 0, {}
+    def free(s):   # a stream: delete the shards that the checkpoint of step s no longer needs
+        e, i = divmod(s, per_epoch)
+        ds.release(e, {pool[j] for b in _batches(lengths, cfg, e, blocks)[:i] for j in b})
+    if stream: free(step)
+    get = ds.sample if stream else (lambda j, epoch: ds[j])
     bar = tqdm(total=total, initial=step, desc="train", unit="step", disable=not progress or rank > 0)
     while step < total:
         epoch, i = divmod(step, per_epoch)
-        if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch)}
-        batch = _collate([ds[pool[j]] for j in plan[epoch][i][rank::world]])
+        if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
+        idx = [pool[j] for j in plan[epoch][i][rank::world]]
+        if stream and not ds.ready(idx, epoch):   # starved: checkpoint and free the consumed shards, so the producer can go on
+            _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank); free(step)
+        batch = _collate([get(j, epoch) for j in idx])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         hist.append(train_step(model, batch, head, opt, sched, params, cfg, eps, world, step))
         step += 1
@@ -479,7 +515,8 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{tok_s:.0f}",
                         **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if step % cfg.ckpt_every == 0 or step == total:
-            _checkpoint(out, model, opt, sched, step, hist, config, cfg.fsdp, rank)
+            _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank)
+            if stream: free(step)
     bar.close()
     log.close()
     if rank == 0: write_json(out/"history.json", hist)
