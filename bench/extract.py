@@ -4,7 +4,9 @@ against the naive way (one forward with output_hidden_states=True, every hidden 
 Bytes per token are compared with the minimum a draft needs: 3 aux layers + the last hidden state in bf16 (4 x H x 2),
 the token id (8) and the loss-mask byte (1). "wall" tokens/s include loading the verifier (vLLM: starting the engine),
 "steady" ones do not.
-Usage: python bench/extract.py [--samples 64] [--backends transformers,vllm]
+Then online training (a producer process extracting under a disk bound while the trainer consumes and deletes shards)
+against offline extract-then-train on the same data and data order, for two epochs: wall time and peak shard bytes.
+Usage: python bench/extract.py [--samples 64] [--backends transformers,vllm] [--online-samples 64]
 """
 import argparse, json, tempfile, time
 from pathlib import Path
@@ -34,6 +36,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=64)
     ap.add_argument("--backends", default="transformers,vllm")
+    ap.add_argument("--online-samples", type=int, default=64, help="0: skip the online/offline comparison")
     a = ap.parse_args()
     vdir, recs = embedded_verifier(), conversations(a.samples)
     H = load_verifier(vdir)[0].config.hidden_size   # also warms the file cache for every run below
@@ -61,3 +64,29 @@ if __name__ == "__main__":
     for name, h in (("Llama-3.1-8B", 4096), ("Kimi-K2.5", 7168)):
         b = per_token_minimum(h)
         print(f"{name} (H={h}): {b} bytes/token = {b / 1024:.1f} KiB; 100M tokens = {b * 1e8 / 1e12:.2f} TB")
+
+    if a.online_samples:
+        from eagle3_nb.derive import derive_draft_config
+        from eagle3_nb.online import train_online
+        from eagle3_nb.train import TrainConfig, train
+        recs = conversations(a.online_samples)
+        config = derive_draft_config(vdir, draft_vocab_size=2048).config
+        tc = TrainConfig(epochs=2, batch_size=4, draft_vocab_size=2048, shuffle="shard", log_to="none")
+        tc = TrainConfig(**{**tc.__dict__, "precision": "bf16" if tc.bf16 else "fp32"})   # one decision for both runs
+        xc = ExtractConfig(shard_size=8)
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d); conv = d/"conv.jsonl"
+            conv.write_text("".join(json.dumps(r) + "\n" for r in recs))
+            t = time.perf_counter()
+            s = extract(conv, vdir, d/"hs", xc)
+            off = train(d/"hs", config, d/"offline", tc, progress=False)
+            t_off = time.perf_counter() - t
+            shard = max(f.stat().st_size for f in (d/"hs").glob("shard_*"))
+            t = time.perf_counter()
+            on = train_online(conv, vdir, config, d/"online", 3 * shard / 2**30, xc, tc, progress=False)
+            t_on = time.perf_counter() - t
+        n = 2 * s["tokens"]   # tokens trained on in two epochs
+        print(f"\nonline vs offline, {a.online_samples} conversations x 2 epochs ({n} tokens trained, precision {tc.precision}):")
+        print(f"  offline extract + train: {t_off:6.1f} s, {n / t_off:6.0f} tok/s; all {s['bytes'] / 2**20:.1f} MiB of shards on disk")
+        print(f"  online (bound 3 shards): {t_on:6.1f} s, {n / t_on:6.0f} tok/s ({t_off / t_on:.2f}x offline); peak "
+              f"{on['disk_high_water'] / 2**20:.1f} MiB of shards on disk ({on['disk_high_water'] / s['bytes']:.0%} of offline)")

@@ -12,8 +12,8 @@ from .derive import derive_draft_config, derived_spec
 
 # %% auto #0
 __all__ = ['RUN_SET_ELSEWHERE', 'cmd_inspect', 'cmd_derive', 'add_fields', 'given', 'cmd_verify', 'cmd_regenerate', 'cmd_extract',
-           'cmd_train', 'cmd_export', 'cmd_convert', 'cmd_evaluate', 'cmd_run', 'cmd_demo', 'parser', 'load_cli_config',
-           'main']
+           'cmd_train', 'online_configs', 'cmd_online', 'cmd_export', 'cmd_convert', 'cmd_evaluate', 'cmd_run',
+           'cmd_demo', 'parser', 'load_cli_config', 'main']
 
 # %% ../nbs/09_cli.ipynb #3ac5bcc1
 def cmd_inspect(a)->int:
@@ -135,6 +135,26 @@ def cmd_train(a)->int:
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
 
+def online_configs(a)->tuple:
+    "(ExtractConfig, TrainConfig) of an `eagle3 online` command line: extract options under `extract.`, vLLM's flat."
+    from eagle3_nb.extract import ExtractConfig
+    from eagle3_nb.train import TrainConfig
+    g = given(a, ("conversations", "verifier", "reference", "out", "max_disk_gb"))
+    eng, x = _engine(g), g.pop("extract", {})
+    return ExtractConfig(**x, engine=eng), TrainConfig(**g)
+
+def cmd_online(a)->int:
+    "Extract and train at once, at most --max-disk-gb of shards on disk; re-running the command resumes both sides."
+    from eagle3_nb.online import train_online
+    from eagle3_nb.verifier import embedded_verifier
+    xc, tc = online_configs(a)
+    v = a.verifier or embedded_verifier()
+    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=tc.draft_vocab_size)
+    r = train_online(a.conversations, v, d.config, a.out, a.max_disk_gb, xc, tc)
+    print(f"{r['steps']} steps, draft exported to {r['draft']}; shards on disk peaked at "
+          f"{r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")
+    return 0
+
 def cmd_export(a)->int:
     "Export a training checkpoint in the vLLM-native or speculators format."
     from eagle3_nb.convert import export_checkpoint
@@ -247,6 +267,15 @@ def parser()->argparse.ArgumentParser:
     t.add_argument("--reference", help="reference draft whose choices win in the derived config")
     t.add_argument("--out", required=True, help="run directory: checkpoint.pt (resumed), history.json, draft/")
     add_fields(t, TrainConfig)
+    o = cmd("online", cmd_online, "extract and train at once, never more than --max-disk-gb of hidden states on disk "
+                                  "(a producer process + the trainer; re-running resumes both)")
+    o.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
+    o.add_argument("--verifier", help="verifier dir (default: the embedded SmolLM2)")
+    o.add_argument("--reference", help="reference draft whose choices win in the derived config")
+    o.add_argument("--out", required=True, help="run directory: stream/ (the window of shards), train/ (as `train`)")
+    o.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB)")
+    add_fields(o, TrainConfig, skip=("shuffle",))
+    add_fields(o, ExtractConfig, prefix="extract.", skip=("seed",), flat=("engine",))
     e = cmd("export", cmd_export, "export a training checkpoint in the vLLM-native or speculators format")
     e.add_argument("run", help="training run directory (its checkpoint.pt) or a checkpoint.pt file")
     e.add_argument("--out", required=True, help="draft directory to write")

@@ -68,7 +68,9 @@ def room(root:Path, most:int, poll:float, nbytes:int):
         raise Eagle3Error(f"one shard is {need / 2**20:.1f} MiB, more than the disk bound of {most / 2**20:.1f} MiB; raise "
                           "max_disk_gb or lower extract.shard_size")
     while (now := shard_bytes(root)) + need > most:
+        (root/"blocked").touch()   # tells the trainer to checkpoint and delete what it has consumed
         _note_disk(root, now); time.sleep(poll)
+    (root/"blocked").unlink(missing_ok=True)
     _note_disk(root, now)
 
 def produce(conversations:str|Path,   # regenerated JSONL
@@ -89,7 +91,8 @@ def _produce_main(spec:str):
     try: ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG: die with the trainer's process
     except (OSError, AttributeError): pass          # not Linux: the trainer terminates the producer itself
     if os.getppid() != a.pop("parent"): sys.exit(1)   # the trainer died before the line above
-    c = a.pop("cfg")
+    c, threads = a.pop("cfg"), a.pop("threads")
+    if threads: torch.set_num_threads(threads)
     produce(**a, cfg=ExtractConfig(**{**c, "engine": EngineConfig(**c["engine"])}))
 
 # %% ../nbs/04a_online.ipynb #1a7d2406
@@ -123,9 +126,13 @@ class StreamedStates:
         "Whether the shards of samples `idx` of pass `epoch` are written."
         need = max(self._shard_of(i)[0] for i in idx)
         return need < self.listed.get(epoch, 0) or need < self._refresh(epoch)
-    def wait_shard(self, k:int, epoch:int):
+    def wait(self, idx:list, epoch:int, on_block=None):
+        "Wait until the shards of samples `idx` of pass `epoch` are written; `on_block()` once if the producer waits for room."
+        self.wait_shard(max(self._shard_of(i)[0] for i in idx), epoch, on_block)
+    def wait_shard(self, k:int, epoch:int, on_block=None):
         t = time.monotonic()
         while k >= self.listed.get(epoch, 0) and k >= self._refresh(epoch):
+            if on_block is not None and (self.root/"blocked").exists(): on_block(); on_block = None
             if self.producer is not None and self.producer.poll() is not None and k >= self._refresh(epoch):
                 raise Eagle3Error(f"the producer exited (code {self.producer.returncode}) before writing shard {k} of pass "
                                   f"{epoch}; see {self.root/'producer.log'}. Re-run the same command: both sides resume")
@@ -161,14 +168,19 @@ def train_online(conversations:str|Path,            # regenerated JSONL
     if train_cfg.precision == "auto" and not (out/"train"/"checkpoint.pt").exists():   # measured before the producer loads the CPU
         train_cfg = replace(train_cfg, precision="bf16" if train_cfg.bf16 else "fp32")
     spec = {"conversations": str(conversations), "verifier": str(verifier), "root": str(root), "cfg": asdict(extract_cfg),
-            "passes": passes, "most": most, "parent": os.getpid()}
+            "passes": passes, "most": most, "parent": os.getpid(), "threads": 0}
+    cpu = extract_cfg.device == "cpu" and train_cfg.device == "cpu"
+    threads = torch.get_num_threads()
+    if cpu and threads > 1: spec["threads"] = threads // 2   # the cores split, not fought over
     code = "import sys; from eagle3_nb.online import _produce_main; _produce_main(sys.argv[1])"
     with open(root/"producer.log", "a") as log:
         proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], stdout=log, stderr=subprocess.STDOUT)
     write_json(root/"producer.json", {"pid": proc.pid})
     try:
+        if cpu and threads > 1: torch.set_num_threads(threads - threads // 2)
         res = train(StreamedStates(root, proc), config, out/"train", replace(train_cfg, shuffle="shard"), progress=progress)
     finally:
+        torch.set_num_threads(threads)
         if proc.poll() is None: proc.terminate()   # a fractional last epoch leaves it waiting for room
         proc.wait()
     return res | {"disk_high_water": read_json(root/"disk.json")["high_water"], "max_disk_bytes": most}

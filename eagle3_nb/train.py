@@ -500,8 +500,8 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         epoch, i = divmod(step, per_epoch)
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
         idx = [pool[j] for j in plan[epoch][i][rank::world]]
-        if stream and not ds.ready(idx, epoch):   # starved: checkpoint and free the consumed shards, so the producer can go on
-            _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank); free(step)
+        if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
+            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(out, model, opt, sched, step, hist, config, cfg, rank), free(step)))
         batch = _collate([get(j, epoch) for j in idx])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         hist.append(train_step(model, batch, head, opt, sched, params, cfg, eps, world, step))
