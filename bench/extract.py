@@ -6,7 +6,9 @@ the token id (8) and the loss-mask byte (1). "wall" tokens/s include loading the
 "steady" ones do not.
 Then online training (a producer process extracting under a disk bound while the trainer consumes and deletes shards)
 against offline extract-then-train on the same data and data order, for two epochs: wall time and peak shard bytes.
-Usage: python bench/extract.py [--samples 64] [--backends transformers,vllm] [--online-samples 64]
+Last, answers and hidden states in one vLLM session (`regenerate_and_extract`) against `regenerate` then `extract`
+(both in vLLM, bfloat16), each with its own engine start.
+Usage: python bench/extract.py [--samples 64] [--backends transformers,vllm] [--online-samples 64] [--one-engine 64]
 """
 import argparse, json, tempfile, time
 from pathlib import Path
@@ -37,6 +39,7 @@ if __name__ == "__main__":
     ap.add_argument("--samples", type=int, default=64)
     ap.add_argument("--backends", default="transformers,vllm")
     ap.add_argument("--online-samples", type=int, default=64, help="0: skip the online/offline comparison")
+    ap.add_argument("--one-engine", type=int, default=64, help="prompts of the one-session comparison (0: skip)")
     a = ap.parse_args()
     vdir, recs = embedded_verifier(), conversations(a.samples)
     H = load_verifier(vdir)[0].config.hidden_size   # also warms the file cache for every run below
@@ -90,3 +93,21 @@ if __name__ == "__main__":
         print(f"  offline extract + train: {t_off:6.1f} s, {n / t_off:6.0f} tok/s; all {s['bytes'] / 2**20:.1f} MiB of shards on disk")
         print(f"  online (bound 3 shards): {t_on:6.1f} s, {n / t_on:6.0f} tok/s ({t_off / t_on:.2f}x offline); peak "
               f"{on['disk_high_water'] / 2**20:.1f} MiB of shards on disk ({on['disk_high_water'] / s['bytes']:.0%} of offline)")
+
+    if a.one_engine:
+        from eagle3_nb.extract import RegenConfig, regenerate
+        from eagle3_nb.vllm_extract import regenerate_and_extract
+        prompts, rc = default_prompts()[:a.one_engine], RegenConfig(backend="vllm", dtype="bfloat16", max_new_tokens=128)
+        xc = ExtractConfig(backend="vllm", compute_dtype="bfloat16")
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            t = time.perf_counter()
+            s = extract(regenerate(prompts, vdir, d/"two.jsonl", rc), vdir, d/"two", xc)
+            t_two = time.perf_counter() - t
+            t = time.perf_counter()
+            s1 = regenerate_and_extract(prompts, vdir, d/"one.jsonl", d/"one", rc, xc)
+            t_one = time.perf_counter() - t
+        print(f"\nanswers + hidden states of {a.one_engine} prompts (128 new tokens, vLLM, bfloat16):")
+        print(f"  regenerate, then extract (two engine starts): {t_two:6.1f} s, {s['tokens']} tokens stored")
+        print(f"  regenerate_and_extract (one session):        {t_one:6.1f} s, {s1['tokens']} tokens stored "
+              f"({t_two / t_one:.2f}x the speed)")

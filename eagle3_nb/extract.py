@@ -22,7 +22,7 @@ __all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'd
            'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
            'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
            'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'HFCapture',
-           'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
+           'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -310,12 +310,13 @@ def config_hash(verifier:str|Path)->str:
 # %% ../nbs/02_extract.ipynb #23fc3b95
 RESUMES = "re-run: extraction resumes from the last complete shard"   # what to do after a failed write
 
-MANIFEST_DEFAULTS = {"backend": "transformers"}   # what a manifest written before a field existed meant by it
+MANIFEST_DEFAULTS = {"backend": "transformers", "answers": "re-tokenized"}   # what a manifest before a field meant by it
 
-def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids)->dict:
+def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
+              answers:str="re-tokenized")->dict:   # or "as generated": the verifier's own tokens (`regenerate_and_extract`)
     facts = {k: tc[k] for k in ("num_hidden_layers", "hidden_size", "vocab_size", "rms_norm_eps")}
     m = {"format": "eagle3_nb.hidden_states.v1", "verifier": {"path": str(verifier), "config_sha256": config_hash(verifier),
-         **facts}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend,
+         **facts}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
          "target": "last: output of the last decoder layer before the final norm; head in verifier_head.safetensors",
          "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len, "overlong": cfg.overlong,
          "shard_size": cfg.shard_size, "shards": []}
@@ -326,7 +327,7 @@ def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids)->dict:
                                   f"{old['verifier']['config_sha256']}, layers {old['aux_layer_ids']}), not of "
                                   f"{verifier} (config {m['verifier']['config_sha256']}, layers {layer_ids}); use "
                                   "a new output directory")
-        for k in ("dtype", "compute_dtype", "max_len", "overlong", "backend"):
+        for k in ("dtype", "compute_dtype", "max_len", "overlong", "backend", "answers"):
             was = old.get(k, MANIFEST_DEFAULTS.get(k))
             if was != m[k]:
                 raise CheckpointError(f"{out} holds hidden states extracted with {k}={was}, this run asks for "
@@ -381,6 +382,21 @@ class HFCapture:
     def __enter__(self): return self
     def __exit__(self, *exc): self.model = None
 
+def write_shard(out:Path, man:dict, chunk:list, samples:list, hidden:list, V:int, skipped:dict, room=None)->int:
+    "Write the shard of `samples` (from the records `chunk`), then the manifest that lists it; returns its tokens."
+    name = f"shard_{len(man['shards']):05d}.safetensors"
+    if samples:
+        t = _shard(samples, hidden, V)
+        if room: room(sum(v.nbytes for v in t.values()))
+        atomic_write(out/name, lambda p: save_file(t, str(p)), RESUMES)
+    kept = {s[0] for s in samples}
+    man["shards"].append({"file": name if samples else None, "ids": [s[0] for s in samples],
+                          "skipped_ids": [r["id"] for r in chunk if r["id"] not in kept],
+                          "tokens": sum(len(s[1]) for s in samples), "bytes": (out/name).stat().st_size if samples else 0,
+                          "loss_tokens": sum(sum(s[2]) for s in samples), **skipped})
+    write_json(out/"manifest.json", man, RESUMES)
+    return man["shards"][-1]["tokens"]
+
 def _shard(samples, hidden, V):
     ids = torch.tensor([t for s in samples for t in s[1]])
     mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
@@ -416,18 +432,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
         for i in range(0, len(todo), cfg.shard_size):
             chunk, skipped = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
             samples = list(_encode(tok, chunk, cfg, skipped))
-            name = f"shard_{len(man['shards']):05d}.safetensors"
-            if samples:
-                t = _shard(samples, capture(samples), tc["vocab_size"])
-                if room: room(sum(v.nbytes for v in t.values()))
-                atomic_write(out/name, lambda p: save_file(t, str(p)), RESUMES)
-            kept = {s[0] for s in samples}
-            man["shards"].append({"file": name if samples else None, "ids": [s[0] for s in samples],
-                                  "skipped_ids": [r["id"] for r in chunk if r["id"] not in kept],
-                                  "tokens": sum(len(s[1]) for s in samples), "bytes": (out/name).stat().st_size if samples else 0,
-                                  "loss_tokens": sum(sum(s[2]) for s in samples), **skipped})
-            write_json(out/"manifest.json", man, RESUMES)
-            ntok += man["shards"][-1]["tokens"]
+            ntok += write_shard(out, man, chunk, samples, capture(samples) if samples else [], tc["vocab_size"], skipped, room)
             bar.update(len(chunk))
             bar.set_postfix(tok_s=f"{ntok / (time.perf_counter() - t0):.0f}")
     return summarize(out, time.perf_counter() - t0, ntok)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02a_vllm_extract.ipynb #bab85551
 from __future__ import annotations
-import fcntl, gc, os, shutil
+import fcntl, gc, json, os, shutil
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -14,11 +14,13 @@ from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connecto
 from .core import Eagle3Error, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import text_config
-from .extract import ExtractConfig, HiddenStates, context_length, vllm_engine
+from .derive import check_aux_layer_ids, default_aux_layer_ids
+from .extract import (ExtractConfig, HiddenStates, RegenConfig, _first_turn, _manifest, _save_head, context_length,
+                               summarize, vllm_engine, write_shard)
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'CPUHiddenStatesConnector', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture',
-           'compare_extractions']
+           'compare_extractions', 'regenerate_and_extract']
 
 # %% ../nbs/02a_vllm_extract.ipynb #7434fa74
 class _Copied:
@@ -112,16 +114,15 @@ class VLLMCapture:
         outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(s[1])) for s in samples], SamplingParams(max_tokens=1),
                                  use_tqdm=False)
         drain(self.llm)
-        got = []
-        for (sid, ids, _), o in zip(samples, outs):
-            path = o.kv_transfer_params["hidden_states_path"]
-            d = load_hidden_states(path); cleanup_hidden_states(path)
-            hs = d["hidden_states"]
-            if d["token_ids"].tolist() != list(ids) or tuple(hs.shape[:2]) != (len(ids), self.n + 1):
-                raise Eagle3Error(f"vLLM stored {tuple(hs.shape)} states for {len(d['token_ids'])} tokens of sample {sid}, "
-                                  f"expected ({len(ids)}, {self.n + 1}, H) for its {len(ids)} tokens")
-            got.append((hs[:, :self.n].to(self.dt), hs[:, self.n].to(self.dt)))
-        return got
+        return [self.read(sid, ids, o.kv_transfer_params["hidden_states_path"]) for (sid, ids, _), o in zip(samples, outs)]
+    def read(self, sid:str, ids:list, path:str)->tuple:
+        "`(aux, last)` of the file vLLM wrote for sample `sid`, checked against its token ids; the file is deleted."
+        d = load_hidden_states(path); cleanup_hidden_states(path)
+        hs = d["hidden_states"]
+        if d["token_ids"].tolist() != list(ids) or tuple(hs.shape[:2]) != (len(ids), self.n + 1):
+            raise Eagle3Error(f"vLLM stored {tuple(hs.shape)} states for {len(d['token_ids'])} tokens of sample {sid}, "
+                              f"expected ({len(ids)}, {self.n + 1}, H) for its {len(ids)} tokens")
+        return hs[:, :self.n].to(self.dt), hs[:, self.n].to(self.dt)
     def __enter__(self): return self
     def __exit__(self, *exc):
         del self.llm; gc.collect()
@@ -144,3 +145,49 @@ def compare_extractions(a:str|Path, b:str|Path)->dict:
             worst[f"{k}_max_rel"] = max(worst[f"{k}_max_rel"], float(rel.max()))
         worst["tokens"] += len(p["input_ids"])
     return worst
+
+# %% ../nbs/02a_vllm_extract.ipynb #776d7632
+def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
+                           verifier:str|Path,        # verifier directory
+                           conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)
+                           out:str|Path,             # extraction directory (resumed)
+                           rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature
+                           cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes, lengths, engine
+                          )->dict:
+    "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
+    from vllm import SamplingParams
+    from tqdm.auto import tqdm
+    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    tc = text_config(load_config(verifier)).config
+    L, V, cfg = tc["num_hidden_layers"], tc["vocab_size"], replace(cfg, backend="vllm")
+    layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
+    man = _manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
+    done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
+    todo = [r for r in records if r["id"] not in done]
+    if not todo: return summarize(out)
+    eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier))
+    cap = VLLMCapture(verifier, replace(cfg, engine=eng), layer_ids, out/".vllm_states")
+    _save_head(out, cap)
+    sp = SamplingParams(max_tokens=rcfg.max_new_tokens, temperature=rcfg.temperature,
+                        extra_args={"kv_transfer_params": {"include_output_tokens": True}})
+    with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
+        for i in range(0, len(todo), cfg.shard_size):
+            chunk, skipped, samples, hidden, lines = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
+            outs = cap.llm.chat([_first_turn(r["messages"]) for r in chunk], sp, use_tqdm=False)
+            drain(cap.llm)
+            for r, o in zip(chunk, outs):
+                p, g = list(o.prompt_token_ids), list(o.outputs[0].token_ids)
+                ids, mask = p + g[:-1], [0] * len(p) + [1] * (len(g) - 1)   # the last token was never fed back
+                aux, last = cap.read(r["id"], ids, o.kv_transfer_params["hidden_states_path"])
+                msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
+                lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
+                if len(ids) > cfg.max_len:
+                    skipped["overlong"] += 1
+                    if cfg.overlong == "drop": continue
+                    ids, mask, aux, last = ids[:cfg.max_len], mask[:cfg.max_len], aux[:cfg.max_len], last[:cfg.max_len]
+                if sum(mask) == 0: skipped["no_loss_tokens"] += 1; continue
+                samples.append((r["id"], ids, mask)); hidden.append((aux, last))
+            write_shard(out, man, chunk, samples, hidden, V, skipped)
+            f.write("".join(l + "\n" for l in lines)); f.flush(); os.fsync(f.fileno())
+            bar.update(len(chunk))
+    return summarize(out)
