@@ -110,10 +110,14 @@ def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
     from eagle3_nb.extract import RegenConfig, prompt_records, regenerate
     from eagle3_nb.verifier import embedded_verifier
-    g = given(a, ("prompts", "split", "limit", "verifier", "out"))
-    eng = _engine(g)
-    cfg = RegenConfig(**g, engine=eng)
-    print(regenerate(prompt_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier(), a.out, cfg))
+    g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
+    eng, x = _engine(g), g.pop("extract", {})
+    cfg, recs, v = RegenConfig(**g, engine=eng), prompt_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier()
+    if a.states_out:   # answers and hidden states in one vLLM session
+        from eagle3_nb.extract import ExtractConfig
+        from eagle3_nb.vllm_extract import regenerate_and_extract
+        print(json.dumps(regenerate_and_extract(recs, v, a.out, a.states_out, cfg, ExtractConfig(**x, engine=eng))))
+    else: print(regenerate(recs, v, a.out, cfg))
     return 0
 
 def cmd_extract(a)->int:
@@ -254,7 +258,10 @@ def parser()->argparse.ArgumentParser:
     g.add_argument("--limit", type=int, help="only the first N prompts")
     g.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     g.add_argument("--out", required=True, help="JSONL file (appended to: re-running resumes)")
+    g.add_argument("--states-out", help="also store the answers' hidden states here, from the same vLLM session (the "
+                                        "verifier loaded once; extraction options under --extract.*)")
     add_fields(g, RegenConfig, flat=("engine",))
+    add_fields(g, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
     x = cmd("extract", cmd_extract, "capture aux hidden states and targets into safetensors shards (resumable)")
     x.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
     x.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")

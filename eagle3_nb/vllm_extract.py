@@ -151,7 +151,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
                            verifier:str|Path,        # verifier directory
                            conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)
                            out:str|Path,             # extraction directory (resumed)
-                           rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature
+                           rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature, the engine's dtype
                            cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes, lengths, engine
                           )->dict:
     "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
@@ -159,7 +159,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     from tqdm.auto import tqdm
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
-    L, V, cfg = tc["num_hidden_layers"], tc["vocab_size"], replace(cfg, backend="vllm")
+    L, V, cfg = tc["num_hidden_layers"], tc["vocab_size"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
     layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
     man = _manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
