@@ -188,8 +188,9 @@ def cmd_evaluate(a)->int:
     return 0
 
 # %% ../nbs/09_cli.ipynb #559f2eb7
-RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens", "extract.device",
-                     "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device", "train.draft_vocab_size")  # by `resolved`
+RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",   # by `resolved`
+                     "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device",
+                     "train.draft_vocab_size")
 
 def _run_settings(a)->dict:
     "RunConfig settings: the --config file's, then the flags given."
