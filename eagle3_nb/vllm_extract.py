@@ -19,8 +19,8 @@ from .extract import (ExtractConfig, HiddenStates, RegenConfig, _first_turn, _ma
                                summarize, vllm_engine, write_shard)
 
 # %% auto #0
-__all__ = ['NOT_TEXT', 'CPUHiddenStatesConnector', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture',
-           'compare_extractions', 'regenerate_and_extract']
+__all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
+           'regenerate_and_extract']
 
 # %% ../nbs/02a_vllm_extract.ipynb #7434fa74
 class _Copied:
