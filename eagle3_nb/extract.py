@@ -21,8 +21,8 @@ from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 __all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
            'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
            'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
-           'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'HFCapture',
-           'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
+           'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'fit_sample',
+           'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
@@ -343,15 +343,18 @@ def _save_head(out:Path, capture):
     head = {k: v.detach().contiguous().clone() for k, v in capture.head().items()}
     atomic_write(out/"verifier_head.safetensors", lambda p: save_file(head, str(p)), RESUMES)
 
+def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None:
+    "`(ids, mask)` cut to `cfg.max_len`, or None for a sample `cfg.overlong` drops or one without loss tokens (counted)."
+    if len(ids) > cfg.max_len:
+        skipped["overlong"] += 1
+        if cfg.overlong == "drop": return None
+        ids, mask = ids[:cfg.max_len], mask[:cfg.max_len]
+    if sum(mask) == 0: skipped["no_loss_tokens"] += 1; return None
+    return ids, mask
+
 def _encode(tok, recs, cfg, skipped):
     for r in recs:
-        ids, mask = tokenize_conversation(tok, r["messages"])
-        if len(ids) > cfg.max_len:
-            skipped["overlong"] += 1
-            if cfg.overlong == "drop": continue
-            ids, mask = ids[:cfg.max_len], mask[:cfg.max_len]
-        if sum(mask) == 0: skipped["no_loss_tokens"] += 1; continue
-        yield r["id"], ids, mask
+        if fit := fit_sample(*tokenize_conversation(tok, r["messages"]), cfg, skipped): yield r["id"], *fit
 
 # %% ../nbs/02_extract.ipynb #499e4403
 class HFCapture:

@@ -492,7 +492,8 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     t0, ntok, plan = time.perf_counter(), 0, {}
     def free(s):   # a stream: delete the shards that the checkpoint of step s no longer needs
         e, i = divmod(s, per_epoch)
-        ds.release(e, {pool[j] for b in _batches(lengths, cfg, e, blocks)[:i] for j in b})
+        done = (plan.get(e) or _batches(lengths, cfg, e, blocks))[:i]   # the current epoch's plan is already drawn
+        ds.release(e, {pool[j] for b in done for j in b})
     if stream: free(step)
     get = ds.sample if stream else (lambda j, epoch: ds[j])
     bar = tqdm(total=total, initial=step, desc="train", unit="step", disable=not progress or rank > 0)

@@ -16,7 +16,7 @@ from .reference import load_config, load_tensor_table
 from .derive import text_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids
 from .extract import (ExtractConfig, HiddenStates, RegenConfig, _first_turn, _manifest, _save_head, context_length,
-                               summarize, vllm_engine, write_shard)
+                               fit_sample, summarize, vllm_engine, write_shard)
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
@@ -97,10 +97,11 @@ class VLLMCapture:
     "The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector stores, one file each."
     def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, store:str|Path):
         from eagle3_nb.verify import vllm_eagle3_support
-        ok, why = vllm_eagle3_support(load_config(verifier).get("architectures") or [])
+        vc = load_config(verifier)
+        ok, why = vllm_eagle3_support(vc.get("architectures") or [])
         if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; or extract with "
                                      "backend='transformers'")
-        L = text_config(load_config(verifier)).config["num_hidden_layers"]
+        L = text_config(vc).config["num_hidden_layers"]
         self.verifier, self.store, self.n, self.dt = Path(verifier), Path(store), len(layer_ids), torch_dtype(cfg.dtype)
         shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never read
         ctx = cfg.engine.max_model_len or min(cfg.max_len + 1, context_length(verifier, most=cfg.max_len + 1))
@@ -185,12 +186,8 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
                 aux, last = cap.read(r["id"], ids, o.kv_transfer_params["hidden_states_path"])
                 msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
                 lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
-                if len(ids) > cfg.max_len:
-                    skipped["overlong"] += 1
-                    if cfg.overlong == "drop": continue
-                    ids, mask, aux, last = ids[:cfg.max_len], mask[:cfg.max_len], aux[:cfg.max_len], last[:cfg.max_len]
-                if sum(mask) == 0: skipped["no_loss_tokens"] += 1; continue
-                samples.append((r["id"], ids, mask)); hidden.append((aux, last))
+                if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
+                    samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
             write_shard(out, man, chunk, samples, hidden, V, skipped)
             f.write("".join(l + "\n" for l in lines)); f.flush(); os.fsync(f.fileno())
             bar.update(len(chunk))
