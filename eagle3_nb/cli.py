@@ -112,7 +112,12 @@ def cmd_regenerate(a)->int:
     from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = _engine(g), g.pop("extract", {})
-    cfg, recs, v = RegenConfig(**g, engine=eng), prompt_records(a.prompts, a.split, a.limit), a.verifier or embedded_verifier()
+    cfg, v = RegenConfig(**g, engine=eng), a.verifier or embedded_verifier()
+    if "self" in a.prompts.split("+"):   # written by the verifier, next to --out, away from the shipped held-out prompts
+        from eagle3_nb.self_prompts import SelfPromptConfig, source_records
+        held = [r["messages"][0]["content"] for r in prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")]
+        recs = source_records(a.prompts, a.limit or 0, v, Path(a.out).parent, held, SelfPromptConfig(dtype=cfg.dtype, engine=eng))
+    else: recs = prompt_records(a.prompts, a.split, a.limit)
     if a.states_out:   # answers and hidden states in one vLLM session
         from eagle3_nb.extract import ExtractConfig
         from eagle3_nb.vllm_extract import regenerate_and_extract
@@ -253,8 +258,8 @@ def parser()->argparse.ArgumentParser:
     d.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     d.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
     g = cmd("regenerate", cmd_regenerate, "the verifier answers prompts (JSONL out, resumable)")
-    g.add_argument("--prompts", default="default", help="'default' (shipped set), a .json/.jsonl file, a datasets "
-                                                        "dir or Hub dataset id")
+    g.add_argument("--prompts", default="default", help="'default' (shipped set), 'self' (the verifier writes them, "
+                   "needs --limit), a .json/.jsonl file, a datasets dir or Hub dataset id; 'default+self': equal shares")
     g.add_argument("--split", default="train", help="'train'/'heldout' of the shipped set, or the dataset split")
     g.add_argument("--limit", type=int, help="only the first N prompts")
     g.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")

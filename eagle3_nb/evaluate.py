@@ -7,7 +7,8 @@ from __future__ import annotations
 import gc, json, os, time
 from pathlib import Path
 import torch
-from .extract import EngineConfig, HiddenStates, vllm_engine, vllm_env
+from tqdm.auto import tqdm
+from .extract import EngineConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
 from .model import Eagle3Draft
 from .train import offline_acceptance
 from .core import atomic_write, read_json, write_json
@@ -39,7 +40,8 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
     try:
         t = time.perf_counter()
         chats = [[{"role": "user", "content": p}] for p in prompts]
-        outs = llm.chat(chats, SamplingParams(max_tokens=max_tokens, temperature=0.0), use_tqdm=False)
+        with tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
+            outs = llm.chat(chats, SamplingParams(max_tokens=max_tokens, temperature=0.0), use_tqdm=VLLMBar(bar))
         secs = time.perf_counter() - t
         ntok = sum(len(o.outputs[0].token_ids) for o in outs)
         return {"texts": [o.outputs[0].text for o in outs], "token_ids": [list(o.outputs[0].token_ids) for o in outs],

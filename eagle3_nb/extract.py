@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_extract.ipynb #f706c45a
 from __future__ import annotations
-import hashlib, json, os, time, warnings
+import hashlib, itertools, json, os, time, warnings
 from dataclasses import dataclass, asdict, field
 from functools import cache
 from importlib.resources import files
@@ -21,20 +21,27 @@ from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 __all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
            'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
            'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
-           'vllm_env', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'fit_sample',
-           'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
+           'vllm_env', 'VLLMBar', 'sampling_params', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
+           'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample',
+           'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
-def default_prompts(split:str="train" # "train" (600), "heldout" (150) or "all"
+def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
+                    name:str="prompts",  # "prompts" (the template set) or "handwritten" (48 held-out prompts, see below)
                    )->list[dict]:
-    "The shipped prompt set as records `{id, messages}`."
-    rows = [json.loads(l) for l in (files("eagle3_nb")/"data"/"prompts.jsonl").read_text().splitlines()]
-    return [{"id": r["id"], "messages": [{"role": "user", "content": r["prompt"]}]} for r in rows if split == "all" or r["split"] == split]
+    "A shipped prompt set as records `{id, messages}`."
+    rows = [json.loads(l) for l in (files("eagle3_nb")/"data"/f"{name}.jsonl").read_text().splitlines()]
+    return [{"id": r["id"], "messages": [{"role": "user", "content": r["prompt"]}]} for r in rows
+            if split == "all" or r.get("split", "heldout") == split]
 
 # %% ../nbs/02_extract.ipynb #0fffc4b7
-def sampled_copies(records:list, n:int)->list[dict]:
+def sampled_copies(records:list,              # prompt records `{id, messages}`
+                   n:int,                     # copies of each
+                   temperature:float|None=None # the copies' own sampling temperature (`regenerate` honours it)
+                  )->list[dict]:
     "`n` copies of every record, ids `{id}-s1` ... `{id}-s{n}` (copy j of all records, then copy j+1)."
-    return [{**r, "id": f"{r['id']}-s{j}"} for j in range(1, n + 1) for r in records]
+    t = {} if temperature is None else {"temperature": temperature}
+    return [{**r, "id": f"{r['id']}-s{j}", **t} for j in range(1, n + 1) for r in records]
 
 # %% ../nbs/02_extract.ipynb #e5a75e3c
 ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant",
@@ -77,12 +84,15 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
     return recs
 
 # %% ../nbs/02_extract.ipynb #a5cffd64
-def prompt_records(source:str,       # "default" (the shipped prompts), a .jsonl file, a saved dataset or a Hub dataset id
+def prompt_records(source:str,       # "default" or "handwritten" (shipped sets), a .jsonl file, a saved dataset or a Hub id
                    split:str="train", # "train" or "heldout" (a dataset's "test" split)
                    n:int|None=0,      # the first `n` records; 0 or None: all
                   )->list[dict]:
     "The first `n` records `{id, messages}` of a prompt source."
-    recs = default_prompts(split) if source == "default" else load_chat_records(source, "test" if split == "heldout" else split)
+    if source == "handwritten" and split != "heldout":
+        raise Eagle3Error("the handwritten prompts are a held-out set: use them as eval_source, not to train on")
+    recs = (default_prompts(split, "prompts" if source == "default" else source) if source in ("default", "handwritten") else
+            load_chat_records(source, "test" if split == "heldout" else split))
     if not recs:
         raise Eagle3Error(f"prompt source {source!r} has no usable records: give a .jsonl of "
                           '{"messages": [...]}, {"conversations": [...]} or {"prompt": ...} lines')
@@ -192,35 +202,39 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
                cfg:RegenConfig=RegenConfig(), # engine, sampling and batch settings
               )->Path:
     "Append the verifier's answers to `out` (JSONL of `{id, messages, finished}`), skipping ids already there."
+    # a record's own "temperature" (see `sampled_copies`) wins over cfg.temperature
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     done = {r["id"] for r in read_jsonl_resumable(out)}
     todo = [r for r in records if r["id"] not in done]
     if not todo: return out
     gen = _vllm_generate if cfg.backend == "vllm" else _hf_generate
     with open(out, "a") as f, tqdm(total=len(todo), desc="regenerate", unit="prompt") as bar:
-        for batch, answers in gen(todo, verifier, cfg):
+        for batch, answers in gen(todo, verifier, cfg, bar):   # the generator advances the bar
             for r, (text, finished) in zip(batch, answers):
                 msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": text}]
                 f.write(json.dumps({"id": r["id"], "messages": msgs, "finished": finished}) + "\n")
-            f.flush(); os.fsync(f.fileno()); bar.update(len(batch))
+            f.flush(); os.fsync(f.fileno())
     return out
 
 # %% ../nbs/02_extract.ipynb #dc70b7f3
-def _hf_generate(todo, verifier, cfg):
+def _temperature(r:dict, cfg:RegenConfig)->float: return r.get("temperature", cfg.temperature)
+
+def _hf_generate(todo, verifier, cfg, bar):
     from eagle3_nb.verifier import load_verifier
     model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
-    for i in range(0, len(todo), cfg.batch_size):
-        batch = todo[i:i + cfg.batch_size]
-        chats = [_first_turn(r["messages"]) for r in batch]
+    runs = [list(g) for _, g in itertools.groupby(todo, key=lambda r: _temperature(r, cfg))]   # one temperature a batch
+    for batch in (run[i:i + cfg.batch_size] for run in runs for i in range(0, len(run), cfg.batch_size)):
+        chats, t = [_first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
         enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True)
         enc = enc.to(model.device)
-        kw = dict(do_sample=True, temperature=cfg.temperature) if cfg.temperature > 0 else dict(do_sample=False)
+        kw = dict(do_sample=True, temperature=t) if t > 0 else dict(do_sample=False)
         with torch.no_grad():
             outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens, pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
         new = outs[:, enc["input_ids"].shape[1]:]
+        bar.update(len(batch))
         yield batch, [(tok.decode(o, skip_special_tokens=True).strip(), bool((o == tok.eos_token_id).any())) for o in new]
 
 VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed, starts faster
@@ -232,13 +246,26 @@ def vllm_env(env:dict|None=None)->dict:
     for k, v in VLLM_ENV.items(): env.setdefault(k, v)
     return env
 
-def _vllm_generate(todo, verifier, cfg):
+class VLLMBar:
+    "What vLLM's `use_tqdm` accepts, advancing an outer bar per finished request and leaving it open for the next call."
+    def __init__(self, bar): self.bar, self.postfix = bar, ""
+    def __call__(self, it=None, **kw): return self if it is None else it   # vLLM also wraps the requests it adds
+    n = property(lambda self: self.bar.n)
+    format_dict = property(lambda self: {**self.bar.format_dict, "elapsed": max(self.bar.format_dict["elapsed"], 1e-6)})
+    def update(self, n=1): self.bar.update(n)
+    def refresh(self): self.bar.refresh()
+    def close(self): pass
+
+def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
+    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens`, `extra`."
     from vllm import SamplingParams
+    return [SamplingParams(max_tokens=cfg.max_new_tokens, temperature=_temperature(r, cfg), **extra) for r in records]
+
+def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
-    sp = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature)
     for i in range(0, len(todo), 128):  # a chunk is the unit of resume; larger chunks batch better
         batch = todo[i:i + 128]
-        outs = llm.chat([_first_turn(r["messages"]) for r in batch], sp, use_tqdm=False)
+        outs = llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar))
         yield batch, [(o.outputs[0].text.strip(), o.outputs[0].finish_reason == "stop") for o in outs]
 
 # %% ../nbs/02_extract.ipynb #b399a667

@@ -13,6 +13,7 @@ from .derive import derive_draft_config, derived_spec, text_config
 from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract,
                                context_length, precision_reason, prompt_records, read_jsonl_resumable,
                                regenerate, sampled_copies, vllm_env)
+from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support
 
@@ -26,13 +27,15 @@ class RunConfig:
     "Every setting of one pipeline run; `run_dir/run_config.json` records it."
     verifier: str|None = None       # verifier directory or Hub id; None: the embedded SmolLM2-135M-Instruct
     reference: str|None = None      # reference draft (directory, config.json or Hub id) whose shape choices win
-    prompt_source: str = "default"  # 'default' (the shipped prompt set), a .json/.jsonl file, a datasets dir or Hub id
+    prompt_source: str = "default"  # 'default' (shipped set), 'self' (the verifier writes them), a file, a datasets dir or
+                                    # Hub id; several joined by '+' share `prompts` equally ('default+self')
     prompts: int = 600              # training prompts taken from prompt_source (0: all)
     samples_per_prompt: int = 1     # sampled answers per prompt besides the greedy one (more data: the main lever)
     sample_temperature: float = 0.7 # temperature of the sampled answers
-    eval_source: str = "default"    # held-out prompts: 'default' (the shipped held-out split), or a file/dataset
+    eval_source: str = "default"    # held-out prompts: 'default' (the shipped held-out split), 'handwritten', a file/dataset
     eval_prompts: int = 64          # held-out prompts in the evaluation
-    max_new_tokens: int = 192       # answer length when regenerating and evaluating
+    max_new_tokens: int = 192       # answer length when regenerating (and evaluating, unless eval_max_tokens says otherwise)
+    eval_max_tokens: int|None = None # answer length in the evaluation; None: max_new_tokens
     k: int = 3                      # speculative tokens in the evaluation (vLLM's num_speculative_tokens)
     device: str = "auto"            # cpu, cuda, or auto (cuda where a GPU is visible)
     data_dtype: str = "auto"        # verifier dtype for training data; auto: bfloat16 where fast here, else float32
@@ -126,7 +129,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 # %% ../nbs/07_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
             "draft_overrides": "train", "prompt_source": "regenerate", "prompts": "regenerate",
-            "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
+            "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate", "eval_max_tokens": "evaluate",
             "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",
             "preflight_steps": "train", "eval_source": "evaluate", "eval_prompts": "evaluate", "k": "evaluate",
             "eval_dtype": "evaluate", "engine": "evaluate"}
@@ -197,7 +200,7 @@ def preflight(cfg:RunConfig, # the run's settings
     "Train a few steps on 8 quickly answered prompts, export and verify: minutes, before the long run."
     from eagle3_nb.train import train
     pre = run/"preflight"
-    recs = prompt_records(cfg.prompt_source, "train", 8)
+    recs = prompt_records(next((s for s in cfg.prompt_source.split("+") if s != "self"), "default"), "train", 8)
     regenerate(recs, cfg.verifier, pre/"conversations.jsonl",
                RegenConfig(max_new_tokens=32, batch_size=8, device=cfg.device, dtype=cfg.data_dtype))
     extract(pre/"conversations.jsonl", cfg.verifier, pre/"hidden_states", replace(cfg.extract, shard_size=8))
@@ -234,11 +237,11 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
     ext = replace(cfg.extract, layer_ids=config.eagle_config["eagle_aux_hidden_state_layer_ids"])
     with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
                                      f"{cfg.data_dtype}"):
-        train_p = prompt_records(cfg.prompt_source, "train", cfg.prompts)
-        sampled = sampled_copies(train_p, cfg.samples_per_prompt)
-        regenerate(train_p, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)
-        if sampled:
-            regenerate(sampled, cfg.verifier, run/"conversations.jsonl", replace(cfg.regenerate, temperature=cfg.sample_temperature))
+        held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout")]
+        train_p = source_records(cfg.prompt_source, cfg.prompts, cfg.verifier, run, held,
+                                 SelfPromptConfig(dtype=cfg.data_dtype, engine=cfg.engine))
+        sampled = sampled_copies(train_p, cfg.samples_per_prompt, cfg.sample_temperature)
+        regenerate(train_p + sampled, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
     with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}"):
         want = {r["id"] for r in train_p + sampled}   # only this run's records
         recs = [r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want]
@@ -251,7 +254,8 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")
     with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts, k={cfg.k}, vLLM {cfg.eval_dtype}"):
         held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout", cfg.eval_prompts)]
-        ev = evaluate_draft(cfg.verifier, tr["draft"], held, None, run/"eval", k=cfg.k, max_tokens=cfg.max_new_tokens,
+        ev = evaluate_draft(cfg.verifier, tr["draft"], held, None, run/"eval", k=cfg.k,
+                            max_tokens=cfg.eval_max_tokens or cfg.max_new_tokens,
                             device=cfg.device, dtype=cfg.eval_dtype, engine=cfg.engine)
     return write_summary(run, cfg, ev, rep, tr["draft"], times)
 

@@ -107,8 +107,12 @@ def ttt_loss(model:Eagle3Draft, # the draft
     "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T = ids.shape
+    need = torch.zeros_like(mask)                                        # positions some step scores against
+    for k in range(cfg.ttt_steps): need[:, 1 + k:] |= _shift(mask, 2 + k, False)[:, :T - 1 - k]
+    row = torch.full((B, T), -1, dtype=torch.long, device=ids.device)
+    row[need] = torch.arange(int(need.sum()), device=ids.device)         # (B, T) -> row of the targets below
     with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
-        tl = verifier_logits(last, head, eps=eps)                        # (B, T, Vd)
+        tl = verifier_logits(last[need], head, eps=eps)                  # (M, Vd): prompt and padding left out
         p, arg = tl.softmax(-1), tl.argmax(-1)
     hidden, cache, pos = model.fuse(aux), StepCache(), torch.arange(T).expand(B, T)
     total, losses, accs = 0.0, [], []
@@ -119,10 +123,11 @@ def ttt_loss(model:Eagle3Draft, # the draft
         n = _global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
         if n == 0: break
         lp = logits.float().log_softmax(-1)
-        lk = -(_at(p, 1 + k, valid) * lp).sum() * world / n              # ranks' gradients are averaged
+        at = _at(row, 1 + k, valid)                                       # the targets' rows of the scored tokens
+        lk = -(p[at] * lp).sum() * world / n                             # ranks' gradients are averaged
         total = total + cfg.step_decay ** k * lk
         losses.append(lk.item() / world)
-        accs.append((lp.argmax(-1) == _at(arg, 1 + k, valid)).float().mean().item())  # argmax in fp32: faster than in bf16, same index
+        accs.append((lp.argmax(-1) == arg[at]).float().mean().item())  # argmax in fp32: faster than in bf16, same index
     return total, losses, accs
 
 # %% ../nbs/04_train.ipynb #4c0fc0bd

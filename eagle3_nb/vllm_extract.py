@@ -160,7 +160,6 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
                            cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes, lengths, engine
                           )->dict:
     "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
-    from vllm import SamplingParams
     from tqdm.auto import tqdm
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
@@ -173,12 +172,11 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier))
     cap = VLLMCapture(verifier, replace(cfg, engine=eng), layer_ids, out/".vllm_states")
     _save_head(out, cap)
-    sp = SamplingParams(max_tokens=rcfg.max_new_tokens, temperature=rcfg.temperature,
-                        extra_args={"kv_transfer_params": {"include_output_tokens": True}})
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
         for i in range(0, len(todo), cfg.shard_size):
             chunk, skipped, samples, hidden, lines = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
-            outs = cap.llm.chat([_first_turn(r["messages"]) for r in chunk], sp, use_tqdm=False)
+            sp = sampling_params(chunk, rcfg, extra_args={"kv_transfer_params": {"include_output_tokens": True}})
+            outs = cap.llm.chat([_first_turn(r["messages"]) for r in chunk], sp, use_tqdm=VLLMBar(bar))
             drain(cap.llm)
             for r, o in zip(chunk, outs):
                 p, g = list(o.prompt_token_ids), list(o.outputs[0].token_ids)
@@ -190,5 +188,4 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
                     samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
             write_shard(out, man, chunk, samples, hidden, V, skipped)
             f.write("".join(l + "\n" for l in lines)); f.flush(); os.fsync(f.fileno())
-            bar.update(len(chunk))
     return summarize(out)

@@ -160,3 +160,14 @@ def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path):
     best = json.loads((tmp_path/"t"/"best.json").read_text())
     assert abs(best["mean_acceptance_length"] - max(e.value for e in taus)) < 1e-5
     assert (tmp_path/"t"/"best"/"model.safetensors").exists() and best["heldout_samples"] == 1
+
+def test_regenerate_with_prompts_the_verifier_writes(tmp_path):
+    "`--prompts default+self`: half shipped prompts, half written by the verifier (stored next to --out), then answered."
+    r = run("regenerate", "--prompts", "default+self", "--limit", 4, "--backend", "vllm", "--max-new-tokens", 8,
+            "--out", tmp_path/"c.jsonl")
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = [json.loads(l) for l in (tmp_path/"c.jsonl").read_text().splitlines()]
+    assert [x["id"] for x in rows] == ["p0000", "p0001", "self00000", "self00001"]
+    written = [json.loads(l)["messages"][0]["content"] for l in (tmp_path/"self_prompts.jsonl").read_text().splitlines()]
+    assert [x["messages"][0]["content"] for x in rows[2:]] == written and all(len(w.split()) >= 4 for w in written)
+    assert json.loads((tmp_path/"self_prompts.stats.json").read_text())["kept"] == 2

@@ -1,0 +1,68 @@
+"""bfloat16 vs float32, stage by stage, on this CPU: what `precision auto` decides from one matmul probe, and what each
+stage of the demo really gains or loses with bf16 (regeneration and extraction with the embedded verifier, training the
+demo's draft). One run, one process; machines move about 10% run to run, so read the ratios, not the third digit.
+
+Usage: python bench/precision.py [--prompts 64] [--max-new-tokens 128] [--steps 30]
+Try it as an AVX2-only CPU would run torch: ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 python bench/precision.py
+"""
+import argparse, gc, json, tempfile, time
+from dataclasses import replace
+from pathlib import Path
+import torch
+from eagle3_nb.derive import derive_draft_config
+from eagle3_nb.extract import (ExtractConfig, HiddenStates, RegenConfig, bf16_speedup, default_prompts, extract,
+                               precision_reason, read_jsonl_resumable, regenerate, vllm_env)
+from eagle3_nb.pipeline import PRESETS
+from eagle3_nb.train import TrainConfig, _collate, build_draft, target_head, ttt_loss
+from eagle3_nb.verifier import embedded_verifier
+
+def regen_rate(recs, v, out, dtype, n_tok):
+    "Output tokens/s of the vLLM regeneration (engine start included, as the demo pays it)."
+    t = time.perf_counter(); regenerate(recs, v, out, RegenConfig(backend="vllm", dtype=dtype, max_new_tokens=n_tok))
+    gc.collect()
+    from transformers import AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(v)
+    n = sum(len(tok(r["messages"][1]["content"])["input_ids"]) for r in read_jsonl_resumable(out))
+    return n / (time.perf_counter() - t)
+
+def extract_rate(conv, v, out, dtype):
+    "Tokens/s of the transformers extraction, the verifier's load excluded (what `extract` reports)."
+    return extract(conv, v, out, ExtractConfig(compute_dtype=dtype))["tokens_per_s"]
+
+def train_rate(data, steps, prec):
+    "Loss tokens/s of the demo's training step (K=2, batch 4), after one warm-up step."
+    ds, tc = HiddenStates(data), TrainConfig(**{**PRESETS["demo"]["train"], "precision": prec, "batch_size": 4})
+    cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=8192).config
+    model = build_draft(cfg, ds, tc); th = target_head(ds.head(), torch.arange(8192) + model.d2t)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+    batches = [_collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
+    eps = ds.manifest["verifier"]["rms_norm_eps"]
+    def step(b):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=prec == "bf16"): return ttt_loss(model, b, th, tc, eps)[0]
+    step(batches[0]).backward()
+    t, ntok = time.perf_counter(), 0
+    for b in batches[1:]:
+        loss = step(b); opt.zero_grad(); loss.backward(); opt.step(); ntok += int(b["loss_mask"].sum())
+    return ntok / (time.perf_counter() - t)
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prompts", type=int, default=64); ap.add_argument("--max-new-tokens", type=int, default=128)
+    ap.add_argument("--steps", type=int, default=30); a = ap.parse_args()
+    vllm_env(); v, tmp = embedded_verifier(), Path(tempfile.mkdtemp())
+    recs, res = default_prompts()[:a.prompts], {}
+    print(f"CPU capability {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads; "
+          f"precision auto -> {precision_reason('cpu')}", flush=True)
+    for dt, prec in (("float32", "fp32"), ("bfloat16", "bf16")):
+        res[f"regenerate {dt}"] = regen_rate(recs, v, tmp/f"conv_{dt}.jsonl", dt, a.max_new_tokens)
+        conv = read_jsonl_resumable(tmp/"conv_float32.jsonl")   # the same conversations for both extractions
+        res[f"extract {dt}"] = extract_rate(conv, v, tmp/f"hs_{dt}", dt)
+        res[f"train {prec}"] = train_rate(tmp/"hs_float32", a.steps, prec)
+        print({k: round(x, 1) for k, x in res.items()}, flush=True)
+    rows = [("regenerate (vLLM, output tok/s)", "regenerate float32", "regenerate bfloat16"),
+            ("extract (transformers, tok/s)", "extract float32", "extract bfloat16"),
+            ("train (demo draft, loss tok/s)", "train fp32", "train bf16")]
+    print("\n| stage | float32 | bfloat16 | bf16 / fp32 |\n|---|---|---|---|")
+    for name, f, b in rows: print(f"| {name} | {res[f]:.0f} | {res[b]:.0f} | {res[b] / res[f]:.2f}x |")
+    print(f"| probe: one draft-MLP matmul | | | {bf16_speedup():.2f}x |")
+    print(json.dumps({"capability": torch.backends.cpu.get_cpu_capability(), "rates": res, "probe": bf16_speedup()}))
