@@ -6,7 +6,6 @@ Usage: python bench/precision.py [--prompts 64] [--max-new-tokens 128] [--steps 
 Try it as an AVX2-only CPU would run torch: ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 python bench/precision.py
 """
 import argparse, gc, json, tempfile, time
-from dataclasses import replace
 from pathlib import Path
 import torch
 from eagle3_nb.derive import derive_draft_config

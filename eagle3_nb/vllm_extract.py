@@ -15,8 +15,8 @@ from .core import Eagle3Error, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import text_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids
-from .extract import (ExtractConfig, HiddenStates, RegenConfig, _first_turn, _manifest, _save_head, context_length,
-                               fit_sample, summarize, vllm_engine, write_shard)
+from .extract import (ExtractConfig, HiddenStates, RegenConfig, VLLMBar, _first_turn, _manifest, _save_head,
+                               context_length, fit_sample, sampling_params, summarize, vllm_engine, write_shard)
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
