@@ -219,14 +219,18 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
 # %% ../nbs/02_extract.ipynb #dc70b7f3
 def _temperature(r:dict, cfg:RegenConfig)->float: return r.get("temperature", cfg.temperature)
 
+def _batches_of(todo:list, cfg:RegenConfig, size:int)->list:
+    "`todo` in batches of at most `size` records of one temperature (so a greedy batch is the same as in a greedy-only run)."
+    runs = [list(g) for _, g in itertools.groupby(todo, key=lambda r: _temperature(r, cfg))]
+    return [run[i:i + size] for run in runs for i in range(0, len(run), size)]
+
 def _hf_generate(todo, verifier, cfg, bar):
     from eagle3_nb.verifier import load_verifier
     model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
-    runs = [list(g) for _, g in itertools.groupby(todo, key=lambda r: _temperature(r, cfg))]   # one temperature a batch
-    for batch in (run[i:i + cfg.batch_size] for run in runs for i in range(0, len(run), cfg.batch_size)):
+    for batch in _batches_of(todo, cfg, cfg.batch_size):
         chats, t = [_first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
         enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True)
         enc = enc.to(model.device)
@@ -263,8 +267,7 @@ def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
 
 def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
-    for i in range(0, len(todo), 128):  # a chunk is the unit of resume; larger chunks batch better
-        batch = todo[i:i + 128]
+    for batch in _batches_of(todo, cfg, 128):  # a chunk is the unit of resume; larger chunks batch better
         outs = llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar))
         yield batch, [(o.outputs[0].text.strip(), o.outputs[0].finish_reason == "stop") for o in outs]
 
