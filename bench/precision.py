@@ -31,8 +31,8 @@ def extract_rate(conv, v, out, dtype):
 def train_rate(data, steps, prec):
     "Loss tokens/s of the demo's training step (K=2, batch 4), after one warm-up step."
     ds, tc = HiddenStates(data), TrainConfig(**{**PRESETS["demo"]["train"], "precision": prec, "batch_size": 4})
-    cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=8192).config
-    model = build_draft(cfg, ds, tc); th = target_head(ds.head(), torch.arange(8192) + model.d2t)
+    cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=tc.draft_vocab_size).config
+    model = build_draft(cfg, ds, tc); th = target_head(ds.head(), torch.arange(tc.draft_vocab_size) + model.d2t)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
     batches = [_collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
     eps = ds.manifest["verifier"]["rms_norm_eps"]

@@ -43,8 +43,9 @@ if __name__ == "__main__":
     sets = {"template": conv("template", ids(arms["template"])), "self": conv("self", ids(arms["self"])),
             "mix": conv("template", ids(arms["template"][:N // 2])) + conv("self", ids(arms["self"][:N // 2]))}
     for nm, c in sets.items(): timed(f"extract {nm}", lambda: extract(c, V, W/f"hs_{nm}", ec))
-    conf = derive_draft_config(V, draft_vocab_size=8192).config
-    tc, res, step_s = TrainConfig(**PRESETS["demo"]["train"], log_to="none"), {}, None
+    conf = derive_draft_config(V, draft_vocab_size=8192).config   # the table in 02b was measured with 8,192 draft tokens
+    tc = TrainConfig(**{**PRESETS["demo"]["train"], "draft_vocab_size": 8192}, log_to="none")
+    res, step_s = {}, None
     for nm in ("template", "self", "mix"):
         extra = {"template": 0, "self": T["write self"], "mix": T["write self"] / 2}[nm]
         steps = a.steps if step_s is None else a.steps - round(extra / step_s)   # equal time: writing costs steps

@@ -27,8 +27,7 @@ class RunConfig:
     "Every setting of one pipeline run; `run_dir/run_config.json` records it."
     verifier: str|None = None       # verifier directory or Hub id; None: the embedded SmolLM2-135M-Instruct
     reference: str|None = None      # reference draft (directory, config.json or Hub id) whose shape choices win
-    prompt_source: str = "default"  # 'default' (shipped set), 'self' (the verifier writes them), a file, a datasets dir or
-                                    # Hub id; several joined by '+' share `prompts` equally ('default+self')
+    prompt_source: str = "default"  # 'default', 'self' (the verifier writes them), a file or dataset; 'default+self': half each
     prompts: int = 600              # training prompts taken from prompt_source (0: all)
     samples_per_prompt: int = 1     # sampled answers per prompt besides the greedy one (more data: the main lever)
     sample_temperature: float = 0.7 # temperature of the sampled answers
