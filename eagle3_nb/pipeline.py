@@ -128,7 +128,8 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 # %% ../nbs/07_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
             "draft_overrides": "train", "prompt_source": "regenerate", "prompts": "regenerate",
-            "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate", "eval_max_tokens": "evaluate",
+            "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
+            "eval_max_tokens": "evaluate",
             "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",
             "preflight_steps": "train", "eval_source": "evaluate", "eval_prompts": "evaluate", "k": "evaluate",
             "eval_dtype": "evaluate", "engine": "evaluate"}
