@@ -267,7 +267,8 @@ def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
 
 def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
-    for batch in _batches_of(todo, cfg, 128):  # a chunk is the unit of resume; larger chunks batch better
+    # a chunk is the unit of resume; 512 ran 6% faster than 128 (bench/regen_chunk.py): fewer half-empty decoding tails
+    for batch in _batches_of(todo, cfg, 512):
         outs = llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar))
         yield batch, [(o.outputs[0].text.strip(), o.outputs[0].finish_reason == "stop") for o in outs]
 

@@ -79,15 +79,16 @@ def _decided(t:TrainConfig)->TrainConfig:
     return replace(t, precision="bf16" if t.bf16 else "fp32")
 
 # %% ../nbs/07_pipeline.ipynb #ea58378a
+_CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3, "precision": "auto"}
+_EMBEDDED = {"verifier": None, "prompts": 600, "eval_prompts": 64, "data_dtype": "auto", "eval_dtype": "float32",
+             "device": "cpu"}   # the embedded verifier's 600 training and 64 held-out prompts, on the CPU
 PRESETS = {
-    "cpu": {"draft_vocab_size": 8192,
-            "train": {"epochs": 6.0, "ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3,
-                      "precision": "auto"}},
+    "cpu": {"draft_vocab_size": 8192, "train": {"epochs": 6.0, **_CPU_TRAIN}},
     "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto", "eval_every": 500}},
-    "demo": {"verifier": None, "prompts": 600, "eval_prompts": 64, "draft_vocab_size": 4096, "data_dtype": "auto",
-             "eval_dtype": "float32", "device": "cpu",   # 4,096 draft tokens: 11% faster, as good per minute (04_train)
-             "train": {"epochs": 7.0, "ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3,
-                       "precision": "auto", "draft_vocab_size": 4096}},
+    "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (04_train)
+             "train": {"epochs": 7.0, **_CPU_TRAIN, "draft_vocab_size": 4096}},
+    "cpu-quality": {**_EMBEDDED, "samples_per_prompt": 3, "draft_vocab_size": 8192,   # ~1 hour on 2 cores
+                    "train": {"epochs": 12.0, **_CPU_TRAIN, "draft_vocab_size": 8192}},
 }
 
 def _merge(a:dict, b:dict)->dict:

@@ -16,9 +16,9 @@ from .extract import HiddenStates, fast_bf16
 from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
 
 # %% auto #0
-__all__ = ['LOGGERS', 'TrainConfig', 'verifier_logits', 'target_head', 'ttt_loss', 'build_draft', 'token_probe', 'low_freq_dims',
-           'copy_init', 'chain_draft', 'offline_acceptance', 'heldout_split', 'log_backends', 'RunLog', 'step_scalars',
-           'param_groups', 'train_step', 'train']
+__all__ = ['LOGGERS', 'TrainConfig', 'verifier_logits', 'target_head', 'kept_rows', 'ttt_loss', 'build_draft', 'token_probe',
+           'low_freq_dims', 'copy_init', 'chain_draft', 'offline_acceptance', 'heldout_split', 'log_backends', 'RunLog',
+           'step_scalars', 'param_groups', 'train_step', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run's scalars
@@ -97,6 +97,14 @@ def _at(x:torch.Tensor, n:int, where:torch.Tensor)->torch.Tensor:
     "`_shift(x, n)[where]` without the shifted copy of x (for `where` False past the end): the (B, T, Vd) targets are not copied per step."
     return x[:, n:][where[:, :x.shape[1] - n]]
 
+def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
+    "The positions where `keep` (B, T) is True, left-aligned per row and padded with 0 (B, N), and which are real (B, N)."
+    n = keep.sum(1)
+    real = torch.arange(int(n.max()) if len(n) else 0, device=keep.device) < n[:, None]
+    idx = torch.zeros(real.shape, dtype=torch.long, device=keep.device)
+    idx[real] = keep.nonzero()[:, 1]                                     # row-major: each row's positions in order
+    return idx, real
+
 def ttt_loss(model:Eagle3Draft, # the draft
              batch:dict,        # a collated batch: input_ids, loss_mask, aux, last, lengths
              head:dict,         # the verifier's head on the draft vocabulary (`target_head`)
@@ -114,14 +122,24 @@ def ttt_loss(model:Eagle3Draft, # the draft
     with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
         tl = verifier_logits(last[need], head, eps=eps)                  # (M, Vd): prompt and padding left out
         p, arg = tl.softmax(-1), tl.argmax(-1)
-    hidden, cache, pos = model.fuse(aux), StepCache(), torch.arange(T).expand(B, T)
+    later = torch.zeros_like(mask)                                       # positions a step after the first scores at
+    for k in range(1, cfg.ttt_steps): later |= _shift(mask, 2 + k, False)
+    idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
+    b = torch.arange(B, device=ids.device)[:, None]
+    hidden, cache = model.fuse(aux), StepCache()
     total, losses, accs = 0.0, [], []
     for k in range(cfg.ttt_steps):
-        att = ttt_mask(T, k, ids.device)[None, None]                     # (1, 1, T, (k+1)T)
         valid = _shift(mask, 2 + k, False)
-        hidden, logits = model(hidden, _shift(ids, 1 + k), pos + k, att, cache, select=valid)  # logits only where scored (N, Vd)
         n = _global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
         if n == 0: break
+        if k == 0:   # every position: the prompt's states are the keys of all later steps
+            att, x, pos, sel = ttt_mask(T, 0, ids.device)[None, None], _shift(ids, 1), torch.arange(T, device=ids.device).expand(B, T), valid
+        else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
+            if k == 1: hidden = hidden[b, idx]                           # (B, N, H)
+            eye = torch.eye(idx.shape[1], dtype=torch.bool, device=ids.device).expand(B, -1, -1)
+            att = torch.cat([torch.arange(T, device=ids.device) <= idx[..., None]] + [eye] * k, -1)[:, None]  # (B, 1, N, T+kN)
+            x, pos, sel = _shift(ids, 1 + k)[b, idx], idx + k, valid[b, idx] & real
+        hidden, logits = model(hidden, x, pos, att, cache, select=sel)   # logits only where scored (n, Vd)
         lp = logits.float().log_softmax(-1)
         at = _at(row, 1 + k, valid)                                       # the targets' rows of the scored tokens
         lk = -(p[at] * lp).sum() * world / n                             # ranks' gradients are averaged
