@@ -133,7 +133,8 @@ def ttt_loss(model:Eagle3Draft, # the draft
         n = _global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
         if n == 0: break
         if k == 0:   # every position: the prompt's states are the keys of all later steps
-            att, x, pos, sel = ttt_mask(T, 0, ids.device)[None, None], _shift(ids, 1), torch.arange(T, device=ids.device).expand(B, T), valid
+            att, x, sel = ttt_mask(T, 0, ids.device)[None, None], _shift(ids, 1), valid
+            pos = torch.arange(T, device=ids.device).expand(B, T)
         else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
             if k == 1: hidden = hidden[b, idx]                           # (B, N, H)
             eye = torch.eye(idx.shape[1], dtype=torch.bool, device=ids.device).expand(B, -1, -1)
