@@ -87,8 +87,8 @@ PRESETS = {
     "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto", "eval_every": 500}},
     "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (04_train)
              "train": {"epochs": 7.0, **_CPU_TRAIN, "draft_vocab_size": 4096}},
-    "cpu-quality": {**_EMBEDDED, "samples_per_prompt": 3, "draft_vocab_size": 8192,   # ~1 hour on 2 cores
-                    "train": {"epochs": 12.0, **_CPU_TRAIN, "draft_vocab_size": 8192}},
+    "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour
+                    "train": {"epochs": 8.0, **_CPU_TRAIN, "draft_vocab_size": 8192}},
 }
 
 def _merge(a:dict, b:dict)->dict:
