@@ -28,23 +28,26 @@ class _Copied:
     def query(self)->bool: return True
     def synchronize(self): pass
 
+def _cpu_write(self, pending):
+    "`_submit_async_write` of `CPUHiddenStatesConnector`: a synchronous clone of the cache rows, then vLLM's writer."
+    if not self._is_tp_rank_zero: return
+    bs = self._block_size
+    blocks = torch.tensor(pending.block_ids, dtype=torch.long)
+    slots = (torch.arange(bs).reshape(1, bs) + blocks.reshape(-1, 1) * bs).flatten()
+    rows = extract_from_kv_cache(self._kv_cache, slots, pending.token_ids.shape[0]).clone()
+    tensors = {"hidden_states": rows, "token_ids": pending.token_ids.clone()}
+    os.makedirs(os.path.dirname(pending.filename), exist_ok=True)
+    lock_fd = self._lock_fds.pop(pending.req_id, None)
+    if lock_fd is None and self.use_lock:
+        lock_fd = os.open(pending.filename + ".lock", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+    future = self._executor.submit(self._write_tensors, tensors, _Copied(), pending.filename, lock_fd)
+    self._req_copy_events[pending.req_id], self._req_futures[pending.req_id] = _Copied(), future
+    future.add_done_callback(partial(self._on_write_done, pending.req_id))
+
 class CPUHiddenStatesConnector(ExampleHiddenStatesConnector):
     "vLLM's `ExampleHiddenStatesConnector` without CUDA streams, events and pinned memory, which a CPU build lacks."
-    def _submit_async_write(self, pending):
-        if not self._is_tp_rank_zero: return
-        bs = self._block_size
-        blocks = torch.tensor(pending.block_ids, dtype=torch.long)
-        slots = (torch.arange(bs).reshape(1, bs) + blocks.reshape(-1, 1) * bs).flatten()
-        rows = extract_from_kv_cache(self._kv_cache, slots, pending.token_ids.shape[0]).clone()
-        tensors = {"hidden_states": rows, "token_ids": pending.token_ids.clone()}
-        os.makedirs(os.path.dirname(pending.filename), exist_ok=True)
-        lock_fd = self._lock_fds.pop(pending.req_id, None)
-        if lock_fd is None and self.use_lock:
-            lock_fd = os.open(pending.filename + ".lock", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
-            fcntl.flock(lock_fd, fcntl.LOCK_EX)
-        future = self._executor.submit(self._write_tensors, tensors, _Copied(), pending.filename, lock_fd)
-        self._req_copy_events[pending.req_id], self._req_futures[pending.req_id] = _Copied(), future
-        future.add_done_callback(partial(self._on_write_done, pending.req_id))
+    _submit_async_write = _cpu_write   # vLLM's method, replaced
 
 # %% ../nbs/02a_vllm_extract.ipynb #751a8957
 def hidden_states_engine(verifier:str|Path,   # verifier directory
