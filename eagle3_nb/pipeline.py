@@ -41,6 +41,9 @@ class RunConfig:
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
     draft_vocab_size: int|None = None # None: the reference's, else min(32000, vocab)
     aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
+    capture: str = "auto"           # the training states: "decode" (taken while vLLM writes the answers), "connector" (the
+                                    # same through vLLM's extract_hidden_states), "extract" (a second pass over the answers'
+                                    # text, `extract.backend`); auto: decode where vLLM runs here, eager, one worker, else extract
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     draft_overrides: dict = field(default_factory=dict) # fields forced into the derived config (shows failure modes)
     engine: EngineConfig = field(default_factory=EngineConfig)
@@ -54,6 +57,8 @@ class RunConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise ValueError("prompts >= 0 (0: all) and eval_prompts >= 1")
+        if self.capture not in ("auto", "decode", "connector", "extract"):
+            raise ValueError(f"capture {self.capture!r}: choose auto, decode, connector or extract")
 
 SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
 
@@ -68,7 +73,11 @@ def resolved(cfg:RunConfig)->RunConfig:
     v = str(cfg.verifier or embedded_verifier())
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
-    return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng,
+    cap = cfg.capture
+    if cap == "auto":
+        from eagle3_nb.vllm_extract import decode_capture_possible
+        cap = "decode" if cfg.regenerate.backend == "vllm" and decode_capture_possible(eng, cpu=dev == "cpu") else "extract"
+    return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng, capture=cap,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len,
                                    engine=eng),
@@ -128,7 +137,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 
 # %% ../nbs/07_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
-            "draft_overrides": "train", "prompt_source": "regenerate", "prompts": "regenerate",
+            "draft_overrides": "train", "prompt_source": "regenerate", "capture": "regenerate", "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
             "eval_max_tokens": "evaluate",
             "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",
@@ -236,17 +245,23 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
             preflight(cfg, config, run)
     ext = replace(cfg.extract, layer_ids=config.eagle_config["eagle_aux_hidden_state_layer_ids"])
+    one = cfg.capture != "extract"   # answers and their states from one vLLM session
     with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
-                                     f"{cfg.data_dtype}"):
+                                     f"{cfg.data_dtype}" + (f", states of aux layers {ext.layer_ids} ({cfg.capture})" if one else "")):
         held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout")]
         train_p = source_records(cfg.prompt_source, cfg.prompts, cfg.verifier, run, held,
                                  SelfPromptConfig(dtype=cfg.data_dtype, engine=cfg.engine))
         sampled = sampled_copies(train_p, cfg.samples_per_prompt, cfg.sample_temperature)
-        regenerate(train_p + sampled, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
-    with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}"):
-        want = {r["id"] for r in train_p + sampled}   # only this run's records
-        recs = [r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want]
-        print(extract(recs, cfg.verifier, run/"hidden_states", ext))
+        if one:
+            from eagle3_nb.vllm_extract import regenerate_and_extract
+            print(regenerate_and_extract(train_p + sampled, cfg.verifier, run/"conversations.jsonl", run/"hidden_states",
+                                         cfg.regenerate, ext, capture=cfg.capture))
+        else: regenerate(train_p + sampled, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
+    if not one:
+        with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}"):
+            want = {r["id"] for r in train_p + sampled}   # only this run's records
+            recs = [r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want]
+            print(extract(recs, cfg.verifier, run/"hidden_states", ext))
     with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
                                 f"{cfg.train.precision}"):
         tr = train(run/"hidden_states", config, run/"train", replace(cfg.train, draft_vocab_size=config.draft_vocab_size))

@@ -15,12 +15,13 @@ from .core import Eagle3Error, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import text_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids
-from .extract import (ExtractConfig, HiddenStates, RegenConfig, VLLMBar, _first_turn, _manifest, _save_head,
-                               context_length, fit_sample, sampling_params, summarize, vllm_engine, write_shard)
+from .extract import (EngineConfig, ExtractConfig, HiddenStates, RegenConfig, VLLMBar, _batches_of, _first_turn,
+                               _manifest, _save_head, context_length, fit_sample, sampling_params, summarize, vllm_engine,
+                               vllm_env, write_shard)
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
-           'regenerate_and_extract']
+           'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'regenerate_and_extract']
 
 # %% ../nbs/02a_vllm_extract.ipynb #7434fa74
 class _Copied:
@@ -119,6 +120,10 @@ class VLLMCapture:
                                  use_tqdm=False)
         drain(self.llm)
         return [self.read(sid, ids, o.kv_transfer_params["hidden_states_path"]) for (sid, ids, _), o in zip(samples, outs)]
+    def states(self, outs:list, ids:list)->list[tuple]:
+        "`(aux, last)` of each output of `generate`/`chat` with `include_output_tokens`, whose fed-back tokens are `ids`."
+        drain(self.llm)
+        return [self.read(o.request_id, x, o.kv_transfer_params["hidden_states_path"]) for o, x in zip(outs, ids)]
     def read(self, sid:str, ids:list, path:str)->tuple:
         "`(aux, last)` of the file vLLM wrote for sample `sid`, checked against its token ids; the file is deleted."
         try: d = load_hidden_states(path)
@@ -154,16 +159,90 @@ def compare_extractions(a:str|Path, b:str|Path)->dict:
         worst["tokens"] += len(p["input_ids"])
     return worst
 
+# %% ../nbs/02a_vllm_extract.ipynb #6e16aebf
+def in_process_runner(llm):
+    "The model runner of a `vllm.LLM` whose engine and single worker run in this process; None otherwise."
+    core = getattr(getattr(llm.llm_engine, "engine_core", None), "engine_core", None)
+    worker = getattr(getattr(getattr(core, "model_executor", None), "driver_worker", None), "worker", None)
+    return getattr(worker, "model_runner", None)
+
+def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
+    "Whether `DecodeCapture` can serve an engine started with `engine` here: one worker, in this process, eager."
+    from vllm.platforms import current_platform
+    e, cpu = engine or EngineConfig(), current_platform.is_cpu() if cpu is None else cpu
+    eager = cpu if e.enforce_eager is None else e.enforce_eager
+    return e.tensor_parallel_size == 1 and eager and vllm_env().get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0"
+
+class DecodeCapture:
+    "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
+    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, dtype:str):
+        if not decode_capture_possible(cfg.engine):
+            raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
+                              "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
+        self.verifier, self.dt, self.n = Path(verifier), torch_dtype(cfg.dtype), len(layer_ids)
+        self.llm = vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
+        self.runner, self.rows = in_process_runner(self.llm), {}
+        if self.runner is None: raise Eagle3Error("this vLLM build runs its model runner out of this process; "
+                                                  "use capture='connector'")
+        L = text_config(load_config(verifier)).config["num_hidden_layers"]
+        self.runner.model.set_aux_hidden_state_layers(tuple(layer_ids) + (L,))
+        self.orig = self.runner._model_forward
+        self.runner._model_forward = self._forward   # an instance attribute: vLLM's method, wrapped
+    def head(self)->dict: return verifier_head(self.verifier)
+    def _forward(self, input_ids=None, positions=None, **kw):
+        hidden, aux = self.orig(input_ids=input_ids, positions=positions, **kw)
+        r = self.runner; n = r.input_batch.num_reqs
+        q = r.query_start_loc.np[:n + 1].tolist()
+        if input_ids is None: raise Eagle3Error("the verifier was fed embeddings, not token ids; use capture='connector'")
+        pos = (positions if positions.dim() == 1 else positions[0])[:q[-1]].to("cpu", copy=True)   # vLLM reuses its buffers
+        ids, st = input_ids[:q[-1]].to("cpu", copy=True), torch.stack([a[:q[-1]] for a in aux], 1).to("cpu", self.dt)  # one copy per step
+        for i, rid in enumerate(r.input_batch.req_ids[:n]):
+            self.rows.setdefault(rid, []).append((pos[q[i]:q[i + 1]], ids[q[i]:q[i + 1]], st[q[i]:q[i + 1]]))
+        return hidden
+    def _sequences(self)->dict:
+        "token ids -> (T, n+1, H) states of every request seen so far (emptied)"
+        seqs = {}
+        for rid, parts in self.rows.items():
+            pos = torch.cat([p[0] for p in parts]).long(); T = int(pos.max()) + 1
+            ids, seen = torch.zeros(T, dtype=torch.long), torch.zeros(T, dtype=torch.bool)
+            st = torch.zeros(T, *parts[0][2].shape[1:], dtype=self.dt)
+            ids[pos], st[pos], seen[pos] = torch.cat([p[1] for p in parts]).long(), torch.cat([p[2] for p in parts]), True
+            if seen.all(): seqs[tuple(ids.tolist())] = st   # a hole: never matched, so reported below
+        self.rows = {}
+        return seqs
+    def states(self, outs:list, ids:list)->list[tuple]:
+        "`(aux, last)` for each output of `generate`/`chat`, whose fed-back token ids are `ids`."
+        seqs, got = self._sequences(), []
+        for o, x in zip(outs, ids):
+            st = seqs.get(tuple(x))
+            if st is None: raise Eagle3Error(f"no complete hidden states were captured for request {o.request_id} "
+                                             f"({len(x)} tokens); use capture='connector'")
+            got.append((st[:, :self.n], st[:, self.n]))
+        return got
+    def __enter__(self): return self
+    def __exit__(self, *exc):
+        self.runner._model_forward = self.orig
+        self.runner.model.set_aux_hidden_state_layers(())
+        del self.llm, self.runner; gc.collect()
+
 # %% ../nbs/02a_vllm_extract.ipynb #776d7632
+def _chunk(rcfg:RegenConfig, n:int, H:int, dtype)->int:
+    "Requests per generate call: 512 (fewer half-empty decoding tails), fewer where their states would pass ~4 GB of RAM."
+    per = (rcfg.max_new_tokens + 512) * (n + 1) * H * torch.empty(0, dtype=dtype).element_size()
+    return max(1, min(512, int(4e9 // per)))
+
 def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
                            verifier:str|Path,        # verifier directory
                            conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)
                            out:str|Path,             # extraction directory (resumed)
                            rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature, the engine's dtype
                            cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes, lengths, engine
+                           capture:str="auto",       # "decode" (`DecodeCapture`), "connector" (`VLLMCapture`); auto: decode where possible
                           )->dict:
     "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
     from tqdm.auto import tqdm
+    if capture not in ("auto", "decode", "connector"):
+        raise ValueError(f"capture {capture!r}: choose auto, decode or connector")
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
     L, V, cfg = tc["num_hidden_layers"], tc["vocab_size"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
@@ -172,23 +251,26 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
-    eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier))
-    cap = VLLMCapture(verifier, replace(cfg, engine=eng), layer_ids, out/".vllm_states")
+    cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier)))
+    decode = capture == "decode" or (capture == "auto" and decode_capture_possible(cfg.engine))
+    cap = (DecodeCapture(verifier, cfg, layer_ids, rcfg.dtype) if decode
+           else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
+    extra = {} if decode else {"extra_args": {"kv_transfer_params": {"include_output_tokens": True}}}
     _save_head(out, cap)
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
-        for i in range(0, len(todo), cfg.shard_size):
-            chunk, skipped, samples, hidden, lines = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
-            sp = sampling_params(chunk, rcfg, extra_args={"kv_transfer_params": {"include_output_tokens": True}})
-            outs = cap.llm.chat([_first_turn(r["messages"]) for r in chunk], sp, use_tqdm=VLLMBar(bar))
-            drain(cap.llm)
-            for r, o in zip(chunk, outs):
-                p, g = list(o.prompt_token_ids), list(o.outputs[0].token_ids)
-                ids, mask = p + g[:-1], [0] * len(p) + [1] * (len(g) - 1)   # the last token was never fed back
-                aux, last = cap.read(r["id"], ids, o.kv_transfer_params["hidden_states_path"])
-                msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
-                lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
-                if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
-                    samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
-            write_shard(out, man, chunk, samples, hidden, V, skipped)
-            f.write("".join(l + "\n" for l in lines)); f.flush(); os.fsync(f.fileno())
+        for batch in _batches_of(todo, rcfg, _chunk(rcfg, len(layer_ids), tc["hidden_size"], cap.dt)):
+            outs = cap.llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra),
+                                use_tqdm=VLLMBar(bar))
+            fed = [list(o.prompt_token_ids) + list(o.outputs[0].token_ids)[:-1] for o in outs]   # the last: never fed back
+            states = cap.states(outs, fed)
+            for i in range(0, len(batch), cfg.shard_size):   # shards: the unit of resume
+                chunk, skipped, samples, hidden, lines = batch[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
+                for r, o, ids, (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
+                    mask = [0] * len(o.prompt_token_ids) + [1] * (len(ids) - len(o.prompt_token_ids))
+                    msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
+                    lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
+                    if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
+                        samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
+                write_shard(out, man, chunk, samples, hidden, V, skipped)
+                f.write("".join(l + "\n" for l in lines)); f.flush(); os.fsync(f.fileno())
     return summarize(out)
