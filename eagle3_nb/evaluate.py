@@ -4,11 +4,13 @@
 
 # %% ../nbs/06_evaluate.ipynb #202838bf
 from __future__ import annotations
-import gc, json, os, time
+import contextlib, gc, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .extract import EngineConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
+from .extract import EngineConfig, ExtractConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
+from .derive import default_aux_layer_ids, text_config
+from .reference import load_config
 from .model import Eagle3Draft
 from .train import offline_acceptance
 from .core import atomic_write, read_json, write_json
@@ -26,23 +28,38 @@ def spec_metrics(metrics:list)->dict:
     return {"drafts": drafts, "draft_tokens": m.get("vllm:spec_decode_num_draft_tokens", 0), "accepted": acc,
             "mean_acceptance_length": 1 + acc / max(drafts, 1), "per_position": [a / max(drafts, 1) for a in per]}
 
+def _capture(llm, verifier, dtype:str, layer_ids:list|None):
+    "A `DecodeCapture` on `llm` for `layer_ids` (None: the verifier's default aux layers)."
+    from eagle3_nb.vllm_extract import DecodeCapture
+    L = text_config(load_config(verifier)).config["num_hidden_layers"]
+    return DecodeCapture(verifier, ExtractConfig(compute_dtype=dtype), layer_ids or default_aux_layer_ids(L), dtype, llm=llm)
+
 def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   prompts:list,                     # user messages, one chat each
                   draft:str|Path|None=None,         # EAGLE-3 draft directory; None: plain decoding
                   k:int=3,                          # speculative tokens per step
                   max_tokens:int=128,               # answer length limit
                   dtype:str="float32",              # dtype vLLM serves in
-                  engine:EngineConfig|dict|None=None # vLLM start-up options (a dict from JSON works too)
+                  engine:EngineConfig|dict|None=None, # vLLM start-up options (a dict from JSON works too)
+                  states_out:str|Path|None=None,    # without a draft: store the verifier's states on its answers here
+                  layer_ids:list|None=None,         # their aux layers (vLLM's ids); None: the verifier's default
                  )->dict:
     "Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
     from vllm import SamplingParams
-    llm = vllm_engine(verifier, dtype, EngineConfig(**engine) if isinstance(engine, dict) else engine, draft=draft, k=k)
+    if states_out and draft: raise ValueError("states_out: the verifier's states come from a run without a draft")
+    eng = EngineConfig(**engine) if isinstance(engine, dict) else engine
+    llm = vllm_engine(verifier, dtype, eng, draft=draft, k=k, extra={"enable_prefix_caching": False} if states_out else None)
     try:
+        recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts)]
+        cap = _capture(llm, verifier, dtype, layer_ids) if states_out else contextlib.nullcontext()
         t = time.perf_counter()
-        chats = [[{"role": "user", "content": p}] for p in prompts]
-        with tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
-            outs = llm.chat(chats, SamplingParams(max_tokens=max_tokens, temperature=0.0), use_tqdm=VLLMBar(bar))
-        secs = time.perf_counter() - t
+        with cap, tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
+            outs = llm.chat([r["messages"] for r in recs], SamplingParams(max_tokens=max_tokens, temperature=0.0),
+                            use_tqdm=VLLMBar(bar))
+            secs = time.perf_counter() - t
+            if states_out:
+                from eagle3_nb.vllm_extract import store_states
+                store_states(states_out, verifier, cap, recs, outs, ExtractConfig(compute_dtype=dtype))
         ntok = sum(len(o.outputs[0].token_ids) for o in outs)
         return {"texts": [o.outputs[0].text for o in outs], "token_ids": [list(o.outputs[0].token_ids) for o in outs],
                 "seconds": secs, "tokens_per_s": ntok / secs, **(spec_metrics(llm.get_metrics()) if draft else {})}
@@ -113,11 +130,13 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
                           base:dict,            # `vllm_generate`'s result without a draft
                           out:str|Path,         # extraction directory (resumed)
                           device:str="cpu",     # where the verifier runs: cpu, cuda, or auto (shard over GPUs)
-                          dtype:str="float32"   # the dtype vLLM served in: the offline estimate must see the same numbers
+                          dtype:str="float32",  # the dtype vLLM served in: the offline estimate must see the same numbers
+                          layer_ids:list|None=None, # the draft's aux layers (vLLM's ids); None: the verifier's default
                          )->Path:
     "Extract the verifier's greedy answers of a vLLM run without draft, for the offline estimate; resumable."
-    from eagle3_nb.extract import ExtractConfig, extract
-    extract(_answer_records(prompts, base["texts"], "h"), verifier, out, ExtractConfig(device=device, compute_dtype=dtype))
+    from eagle3_nb.extract import extract
+    extract(_answer_records(prompts, base["texts"], "h"), verifier, out,
+            ExtractConfig(device=device, compute_dtype=dtype, layer_ids=layer_ids))
     return Path(out)
 
 def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
@@ -135,10 +154,17 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     from transformers import LlamaConfig
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
-    base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=engine)
-    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=engine)
+    from eagle3_nb.vllm_extract import decode_capture_possible
+    eng = EngineConfig(**engine) if isinstance(engine, dict) else engine
+    ids = json.loads((Path(draft)/"config.json").read_text()).get("eagle_config", {}).get("eagle_aux_hidden_state_layer_ids")
+    held = out/"hidden_states_heldout"
+    if heldout_data is None: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's: written again
+    capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
+    base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=eng, states_out=held if capture else None,
+                         layer_ids=ids)
+    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)
     if heldout_data is None:
-        heldout_data = heldout_from_baseline(verifier, prompts, base, out/"hidden_states_heldout", device, dtype)
+        heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
     cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
     model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"].float())
     from safetensors.torch import load_file

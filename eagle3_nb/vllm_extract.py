@@ -21,7 +21,7 @@ from .extract import (EngineConfig, ExtractConfig, HiddenStates, RegenConfig, VL
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
-           'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'regenerate_and_extract']
+           'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'store_states', 'regenerate_and_extract']
 
 # %% ../nbs/02a_vllm_extract.ipynb #7434fa74
 class _Copied:
@@ -107,6 +107,7 @@ class VLLMCapture:
                                      "backend='transformers'")
         L = text_config(vc).config["num_hidden_layers"]
         self.verifier, self.store, self.n, self.dt = Path(verifier), Path(store), len(layer_ids), torch_dtype(cfg.dtype)
+        self.layer_ids = list(layer_ids)
         shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never read
         ctx = cfg.engine.max_model_len or min(cfg.max_len + 1, context_length(verifier, most=cfg.max_len + 1))
         self.llm = hidden_states_engine(verifier, list(layer_ids) + [L], self.store, cfg.compute_dtype,
@@ -175,15 +176,18 @@ def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
 
 class DecodeCapture:
     "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
-    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, dtype:str):
-        if not decode_capture_possible(cfg.engine):
+    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, dtype:str, # dtype: the engine's
+                 llm=None):   # an engine already started (eager, prefix caching off); None: one is started
+        if llm is None and not decode_capture_possible(cfg.engine):
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
-        self.verifier, self.dt, self.n = Path(verifier), torch_dtype(cfg.dtype), len(layer_ids)
-        self.llm = vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
-        self.runner, self.rows = in_process_runner(self.llm), {}
-        if self.runner is None: raise Eagle3Error("this vLLM build runs its model runner out of this process; "
-                                                  "use capture='connector'")
+        self.verifier, self.dt, self.layer_ids, self.n = Path(verifier), torch_dtype(cfg.dtype), list(layer_ids), len(layer_ids)
+        self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
+        self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config
+        if self.runner is None or not vc.model_config.enforce_eager:
+            raise Eagle3Error("this engine runs its model out of this process or compiled; use capture='connector'")
+        if vc.cache_config.enable_prefix_caching:   # a cached prompt block never passes through the model
+            raise Eagle3Error("start the engine with enable_prefix_caching=False to capture its hidden states")
         L = text_config(load_config(verifier)).config["num_hidden_layers"]
         self.runner.model.set_aux_hidden_state_layers(tuple(layer_ids) + (L,))
         self.orig = self.runner._model_forward
@@ -231,6 +235,33 @@ def _chunk(rcfg:RegenConfig, n:int, H:int, dtype)->int:
     per = (rcfg.max_new_tokens + 512) * (n + 1) * H * torch.empty(0, dtype=dtype).element_size()
     return max(1, min(512, int(4e9 // per)))
 
+def store_states(out:str|Path,         # extraction directory (created, or appended to)
+                 verifier:str|Path,    # verifier directory
+                 cap,                  # the `DecodeCapture` or `VLLMCapture` that served `outs`
+                 records:list,         # the prompt records of one `chat` call
+                 outs:list,            # its outputs
+                 cfg:ExtractConfig,    # shard size, storage dtype, length rules
+                 jsonl=None,           # an open file: each shard's answers are appended after the shard
+                )->dict:
+    "Shards of the answers `outs` (the verifier's own tokens) with the states `cap` captured for them; returns the manifest."
+    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    tc = text_config(load_config(verifier)).config
+    man = _manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
+    _save_head(out, cap)
+    fed = [list(o.prompt_token_ids) + list(o.outputs[0].token_ids)[:-1] for o in outs]   # the last: never fed back
+    states = cap.states(outs, fed)
+    for i in range(0, len(records), cfg.shard_size):   # shards: the unit of resume
+        chunk, skipped, samples, hidden, lines = records[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
+        for r, o, ids, (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
+            mask = [0] * len(o.prompt_token_ids) + [1] * (len(ids) - len(o.prompt_token_ids))
+            msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
+            lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
+            if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
+                samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
+        write_shard(out, man, chunk, samples, hidden, tc["vocab_size"], skipped)
+        if jsonl: jsonl.write("".join(l + "\n" for l in lines)); jsonl.flush(); os.fsync(jsonl.fileno())
+    return man
+
 def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
                            verifier:str|Path,        # verifier directory
                            conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)
@@ -245,7 +276,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
         raise ValueError(f"capture {capture!r}: choose auto, decode or connector")
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
-    L, V, cfg = tc["num_hidden_layers"], tc["vocab_size"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
+    L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
     layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
     man = _manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
@@ -256,21 +287,9 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     cap = (DecodeCapture(verifier, cfg, layer_ids, rcfg.dtype) if decode
            else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
     extra = {} if decode else {"extra_args": {"kv_transfer_params": {"include_output_tokens": True}}}
-    _save_head(out, cap)
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
         for batch in _batches_of(todo, rcfg, _chunk(rcfg, len(layer_ids), tc["hidden_size"], cap.dt)):
             outs = cap.llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra),
                                 use_tqdm=VLLMBar(bar))
-            fed = [list(o.prompt_token_ids) + list(o.outputs[0].token_ids)[:-1] for o in outs]   # the last: never fed back
-            states = cap.states(outs, fed)
-            for i in range(0, len(batch), cfg.shard_size):   # shards: the unit of resume
-                chunk, skipped, samples, hidden, lines = batch[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
-                for r, o, ids, (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
-                    mask = [0] * len(o.prompt_token_ids) + [1] * (len(ids) - len(o.prompt_token_ids))
-                    msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
-                    lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
-                    if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
-                        samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
-                write_shard(out, man, chunk, samples, hidden, V, skipped)
-                f.write("".join(l + "\n" for l in lines)); f.flush(); os.fsync(f.fileno())
+            store_states(out, verifier, cap, batch, outs, cfg, f)
     return summarize(out)

@@ -7,7 +7,7 @@ from nbdev.test import test_nb as run_nb
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS = sorted(p for p in (ROOT/"nbs").glob("*.ipynb") if not p.name.startswith("_"))
-FLAGS = [f for f in get_config(path=ROOT).tst_flags.split("|") if f]
+FLAGS = [f for f in get_config(path=ROOT).tst_flags.split() if f]   # space-separated, as `nbdev_test` reads them
 FORCE = [f for f in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",") if f]
 
 def test_found_notebooks(): assert len(NBS) >= 4, NBS
