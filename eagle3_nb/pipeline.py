@@ -41,9 +41,7 @@ class RunConfig:
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
     draft_vocab_size: int|None = None # None: the reference's, else min(32000, vocab)
     aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
-    capture: str = "auto"           # the training states: "decode" (taken while vLLM writes the answers), "connector" (the
-                                    # same through vLLM's extract_hidden_states), "extract" (a second pass over the answers'
-                                    # text, `extract.backend`); auto: decode where vLLM runs here, eager, one worker, else extract
+    capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (a 2nd pass); auto: decode where it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     draft_overrides: dict = field(default_factory=dict) # fields forced into the derived config (shows failure modes)
     engine: EngineConfig = field(default_factory=EngineConfig)
