@@ -188,6 +188,8 @@ class DecodeCapture:
             raise Eagle3Error("this engine runs its model out of this process or compiled; use capture='connector'")
         if vc.cache_config.enable_prefix_caching:   # a cached prompt block never passes through the model
             raise Eagle3Error("start the engine with enable_prefix_caching=False to capture its hidden states")
+        if vc.speculative_config is not None:       # its drafter already takes the aux states from the same call
+            raise Eagle3Error("capture the verifier's states from an engine without a draft")
         L = text_config(load_config(verifier)).config["num_hidden_layers"]
         self.runner.model.set_aux_hidden_state_layers(tuple(layer_ids) + (L,))
         self.orig = self.runner._model_forward
