@@ -18,8 +18,8 @@ from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support
 
 # %% auto #0
-__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'IGNORED', 'RunConfig', 'resolved', 'run_config', 'preflight_verifier',
-           'check_run_dir', 'preflight', 'run', 'write_summary']
+__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',
+           'preflight_verifier', 'check_run_dir', 'preflight', 'run', 'write_summary']
 
 # %% ../nbs/07_pipeline.ipynb #62814278
 @dataclass
@@ -73,8 +73,10 @@ def resolved(cfg:RunConfig)->RunConfig:
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
     cap = cfg.capture
     if cap == "auto":
-        from eagle3_nb.vllm_extract import decode_capture_possible
-        cap = "decode" if cfg.regenerate.backend == "vllm" and decode_capture_possible(eng, cpu=dev == "cpu") else "extract"
+        cap = "extract"
+        if cfg.regenerate.backend == "vllm":
+            from eagle3_nb.vllm_extract import decode_capture_possible   # imports vLLM
+            cap = "decode" if decode_capture_possible(eng, cpu=dev == "cpu") else "extract"
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng, capture=cap,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len,
@@ -143,6 +145,7 @@ STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size"
             "eval_dtype": "evaluate", "engine": "evaluate"}
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}
+BEFORE = {"capture": "extract"}   # what a run_config.json written before a setting existed did, where not its default
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
            "train.log_to"}
 
@@ -154,15 +157,16 @@ def check_run_dir(run_dir:Path, cfg:RunConfig):
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
     new, path = _flat(dataclasses.asdict(cfg)), run_dir/"run_config.json"
     if not path.exists(): return write_json(path, dataclasses.asdict(cfg))
-    old, default = _flat(read_json(path)), _flat(dataclasses.asdict(RunConfig()))
+    old, default = _flat(read_json(path)), _flat(dataclasses.asdict(RunConfig())) | BEFORE
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
-        if k in IGNORED or old.get(k, default.get(k)) == new.get(k): continue   # a setting added since: its default
+        was = old.get(k, default.get(k))   # a setting added since: what it meant
+        if k in IGNORED or was == new.get(k): continue
         first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting this version does not know: assume it shaped everything
         done = [s for s in order[order.index(first):] if (run_dir/DONE[s]).exists()]
         if done:
-            raise CheckpointError(f"{run_dir} was made with {k}={old.get(k)!r}, this run asks for {new.get(k)!r}, and its "
-                                  f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={old.get(k)!r}, "
+            raise CheckpointError(f"{run_dir} was made with {k}={was!r}, this run asks for {new.get(k)!r}, and its "
+                                  f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={was!r}, "
                                   f"or delete {run_dir/DONE[done[0]].split('/')[0]} to redo it")
     write_json(path, dataclasses.asdict(cfg))
 
