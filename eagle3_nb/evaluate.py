@@ -158,8 +158,8 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     eng = EngineConfig(**engine) if isinstance(engine, dict) else engine
     ids = json.loads((Path(draft)/"config.json").read_text()).get("eagle_config", {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"
-    if heldout_data is None: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's: written again
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
+    if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written again, never appended to
     base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=eng, states_out=held if capture else None,
                          layer_ids=ids)
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)

@@ -172,7 +172,8 @@ def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
     from vllm.platforms import current_platform
     e, cpu = engine or EngineConfig(), current_platform.is_cpu() if cpu is None else cpu
     eager = cpu if e.enforce_eager is None else e.enforce_eager
-    return e.tensor_parallel_size == 1 and eager and vllm_env().get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0"
+    in_process = vllm_env(dict(os.environ)).get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0"   # what an engine started here gets
+    return e.tensor_parallel_size == 1 and eager and in_process
 
 class DecodeCapture:
     "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
