@@ -9,8 +9,6 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .extract import EngineConfig, ExtractConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
-from .derive import default_aux_layer_ids, text_config
-from .reference import load_config
 from .model import Eagle3Draft
 from .train import offline_acceptance
 from .core import atomic_write, read_json, write_json
@@ -27,12 +25,6 @@ def spec_metrics(metrics:list)->dict:
     per = m.get("vllm:spec_decode_num_accepted_tokens_per_pos") or []
     return {"drafts": drafts, "draft_tokens": m.get("vllm:spec_decode_num_draft_tokens", 0), "accepted": acc,
             "mean_acceptance_length": 1 + acc / max(drafts, 1), "per_position": [a / max(drafts, 1) for a in per]}
-
-def _capture(llm, verifier, dtype:str, layer_ids:list|None):
-    "A `DecodeCapture` on `llm` for `layer_ids` (None: the verifier's default aux layers)."
-    from eagle3_nb.vllm_extract import DecodeCapture
-    L = text_config(load_config(verifier)).config["num_hidden_layers"]
-    return DecodeCapture(verifier, ExtractConfig(compute_dtype=dtype), layer_ids or default_aux_layer_ids(L), dtype, llm=llm)
 
 def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   prompts:list,                     # user messages, one chat each
@@ -51,7 +43,10 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
     llm = vllm_engine(verifier, dtype, eng, draft=draft, k=k, extra={"enable_prefix_caching": False} if states_out else None)
     try:
         recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts)]
-        cap = _capture(llm, verifier, dtype, layer_ids) if states_out else contextlib.nullcontext()
+        cap = contextlib.nullcontext()
+        if states_out:
+            from eagle3_nb.vllm_extract import DecodeCapture
+            cap = DecodeCapture(verifier, ExtractConfig(compute_dtype=dtype), layer_ids, dtype, llm=llm)
         t = time.perf_counter()
         with cap, tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
             outs = llm.chat([r["messages"] for r in recs], SamplingParams(max_tokens=max_tokens, temperature=0.0),
@@ -156,7 +151,8 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
     from eagle3_nb.vllm_extract import decode_capture_possible
     eng = EngineConfig(**engine) if isinstance(engine, dict) else engine
-    ids = json.loads((Path(draft)/"config.json").read_text()).get("eagle_config", {}).get("eagle_aux_hidden_state_layer_ids")
+    cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
+    ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
     if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written again, never appended to
@@ -165,7 +161,6 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)
     if heldout_data is None:
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
-    cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
     model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"].float())
     from safetensors.torch import load_file
     model.load_state_dict(load_file(str(Path(draft)/"model.safetensors")), strict=False)

@@ -177,11 +177,13 @@ def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
 
 class DecodeCapture:
     "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
-    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, dtype:str, # dtype: the engine's
+    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list|None, dtype:str, # None: the default; dtype: the engine's
                  llm=None):   # an engine already started (eager, prefix caching off); None: one is started
         if llm is None and not decode_capture_possible(cfg.engine):
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
+        L = text_config(load_config(verifier)).config["num_hidden_layers"]
+        layer_ids = check_aux_layer_ids(layer_ids or default_aux_layer_ids(L), L)
         self.verifier, self.dt, self.layer_ids, self.n = Path(verifier), torch_dtype(cfg.dtype), list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
         self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config
@@ -191,7 +193,6 @@ class DecodeCapture:
             raise Eagle3Error("start the engine with enable_prefix_caching=False to capture its hidden states")
         if vc.speculative_config is not None:       # its drafter already takes the aux states from the same call
             raise Eagle3Error("capture the verifier's states from an engine without a draft")
-        L = text_config(load_config(verifier)).config["num_hidden_layers"]
         self.runner.model.set_aux_hidden_state_layers(tuple(layer_ids) + (L,))
         self.orig = self.runner._model_forward
         self.runner._model_forward = self._forward   # an instance attribute: vLLM's method, wrapped
