@@ -39,7 +39,7 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
     "Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
     from vllm import SamplingParams
     if states_out and draft: raise ValueError("states_out: the verifier's states come from a run without a draft")
-    eng = EngineConfig(**engine) if isinstance(engine, dict) else engine
+    eng = EngineConfig.of(engine)
     llm = vllm_engine(verifier, dtype, eng, draft=draft, k=k, extra={"enable_prefix_caching": False} if states_out else None)
     try:
         recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts)]
@@ -150,7 +150,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
     from eagle3_nb.vllm_extract import decode_capture_possible
-    eng = EngineConfig(**engine) if isinstance(engine, dict) else engine
+    eng = EngineConfig.of(engine)
     cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
     ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"

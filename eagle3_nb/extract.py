@@ -112,6 +112,10 @@ class EngineConfig:
             raise ValueError("tensor_parallel_size >= 1 and max_model_len >= 16")
         if not 0 < self.gpu_memory_utilization <= 1:
             raise ValueError(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
+    @classmethod
+    def of(cls, x)->EngineConfig|None:
+        "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."
+        return cls(**x) if isinstance(x, dict) else x
 
 def context_length(verifier:str|Path, most:int=4096)->int:
     "The verifier's context (`max_position_embeddings`, of its text model), at most `most`."

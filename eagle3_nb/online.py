@@ -93,7 +93,7 @@ def _produce_main(spec:str):
     if os.getppid() != a.pop("parent"): sys.exit(1)   # the trainer died before the line above
     c, threads = a.pop("cfg"), a.pop("threads")
     if threads: torch.set_num_threads(threads)
-    produce(**a, cfg=ExtractConfig(**{**c, "engine": EngineConfig(**c["engine"])}))
+    produce(**a, cfg=ExtractConfig(**{**c, "engine": EngineConfig.of(c["engine"])}))
 
 # %% ../nbs/04a_online.ipynb #1a7d2406
 class StreamedStates:

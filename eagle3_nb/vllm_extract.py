@@ -121,10 +121,11 @@ class VLLMCapture:
                                  use_tqdm=False)
         drain(self.llm)
         return [self.read(sid, ids, o.kv_transfer_params["hidden_states_path"]) for (sid, ids, _), o in zip(samples, outs)]
-    def states(self, outs:list, ids:list)->list[tuple]:
+    def states(self, outs:list, ids:list, names:list|None=None)->list[tuple]:
         "`(aux, last)` of each output of `generate`/`chat` with `include_output_tokens`, whose fed-back tokens are `ids`."
         drain(self.llm)
-        return [self.read(o.request_id, x, o.kv_transfer_params["hidden_states_path"]) for o, x in zip(outs, ids)]
+        names = names or [o.request_id for o in outs]   # the records' ids, for errors
+        return [self.read(n, x, o.kv_transfer_params["hidden_states_path"]) for o, x, n in zip(outs, ids, names)]
     def read(self, sid:str, ids:list, path:str)->tuple:
         "`(aux, last)` of the file vLLM wrote for sample `sid`, checked against its token ids; the file is deleted."
         try: d = load_hidden_states(path)
@@ -218,12 +219,12 @@ class DecodeCapture:
             if seen.all(): seqs[tuple(ids.tolist())] = st   # a hole: never matched, so reported below
         self.rows = {}
         return seqs
-    def states(self, outs:list, ids:list)->list[tuple]:
-        "`(aux, last)` for each output of `generate`/`chat`, whose fed-back token ids are `ids`."
+    def states(self, outs:list, ids:list, names:list|None=None)->list[tuple]:
+        "`(aux, last)` for each output of `generate`/`chat`, whose fed-back token ids are `ids` (`names`: for errors)."
         seqs, got = self._sequences(), []
-        for o, x in zip(outs, ids):
+        for o, x, n in zip(outs, ids, names or [o.request_id for o in outs]):
             st = seqs.get(tuple(x))
-            if st is None: raise Eagle3Error(f"no complete hidden states were captured for request {o.request_id} "
+            if st is None: raise Eagle3Error(f"no complete hidden states were captured for sample {n} "
                                              f"({len(x)} tokens); use capture='connector'")
             got.append((st[:, :self.n], st[:, self.n]))
         return got
@@ -253,7 +254,7 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
     man = _manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
     _save_head(out, cap)
     fed = [list(o.prompt_token_ids) + list(o.outputs[0].token_ids)[:-1] for o in outs]   # the last: never fed back
-    states = cap.states(outs, fed)
+    states = cap.states(outs, fed, [r["id"] for r in records])
     for i in range(0, len(records), cfg.shard_size):   # shards: the unit of resume
         chunk, skipped, samples, hidden, lines = records[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
         for r, o, ids, (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
