@@ -121,10 +121,9 @@ class VLLMCapture:
                                  use_tqdm=False)
         drain(self.llm)
         return [self.read(sid, ids, o.kv_transfer_params["hidden_states_path"]) for (sid, ids, _), o in zip(samples, outs)]
-    def states(self, outs:list, ids:list, names:list|None=None)->list[tuple]:
+    def states(self, outs:list, ids:list, names:list)->list[tuple]:
         "`(aux, last)` of each output of `generate`/`chat` with `include_output_tokens`, whose fed-back tokens are `ids`."
         drain(self.llm)
-        names = names or [o.request_id for o in outs]   # the records' ids, for errors
         return [self.read(n, x, o.kv_transfer_params["hidden_states_path"]) for o, x, n in zip(outs, ids, names)]
     def read(self, sid:str, ids:list, path:str)->tuple:
         "`(aux, last)` of the file vLLM wrote for sample `sid`, checked against its token ids; the file is deleted."
@@ -219,10 +218,10 @@ class DecodeCapture:
             if seen.all(): seqs[tuple(ids.tolist())] = st   # a hole: never matched, so reported below
         self.rows = {}
         return seqs
-    def states(self, outs:list, ids:list, names:list|None=None)->list[tuple]:
-        "`(aux, last)` for each output of `generate`/`chat`, whose fed-back token ids are `ids` (`names`: for errors)."
+    def states(self, outs:list, ids:list, names:list)->list[tuple]:
+        "`(aux, last)` for each output of `generate`/`chat`, whose fed-back token ids are `ids`; `names` (the records' ids) for errors."
         seqs, got = self._sequences(), []
-        for o, x, n in zip(outs, ids, names or [o.request_id for o in outs]):
+        for x, n in zip(ids, names):
             st = seqs.get(tuple(x))
             if st is None: raise Eagle3Error(f"no complete hidden states were captured for sample {n} "
                                              f"({len(x)} tokens); use capture='connector'")
