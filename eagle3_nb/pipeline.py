@@ -97,7 +97,7 @@ PRESETS = {
     "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (04_train)
              "train": {"epochs": 7.0, **_CPU_TRAIN, "draft_vocab_size": 4096}},
     "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour
-                    "samples_per_prompt": 2, "train": {"epochs": 5.5, **_CPU_TRAIN, "draft_vocab_size": 8192}},
+                    "samples_per_prompt": 3, "train": {"epochs": 3.9, **_CPU_TRAIN, "draft_vocab_size": 8192}},
 }
 
 def _merge(a:dict, b:dict)->dict:
