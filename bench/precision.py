@@ -2,12 +2,21 @@
 stage of the demo really gains or loses with bf16 (regeneration and extraction with the embedded verifier, training the
 demo's draft). One run, one process; machines move about 10% run to run, so read the ratios, not the third digit.
 
-Usage: python bench/precision.py [--prompts 64] [--max-new-tokens 128] [--steps 30]
-Try it as an AVX2-only CPU would run torch: ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 python bench/precision.py
+Usage: python bench/precision.py [--prompts 64] [--max-new-tokens 128] [--steps 30] [--dtypes float32,bfloat16] [--as-avx2]
+`--as-avx2` runs the stages as an AVX2-only x86 CPU would: torch's kernels at AVX2 (ATEN_CPU_CAPABILITY), oneDNN at AVX2
+(ONEDNN_MAX_CPU_ISA, so bf16 matmuls are emulated) and vLLM's AVX2 kernel library (vLLM picks it by the CPU's flags,
+which are read through torch.cpu and patched here). The core, its clock and its memory stay this machine's.
 """
-import argparse, gc, json, tempfile, time
+import argparse, gc, json, os, sys, tempfile, time
 from pathlib import Path
+
+AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+if "--as-avx2" in sys.argv and any(os.environ.get(k) != v for k, v in AVX2_ENV.items()):
+    os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **AVX2_ENV})   # set before torch loads
 import torch
+if "--as-avx2" in sys.argv:   # what vLLM reads to choose between its AVX-512 and AVX2 kernels
+    for name in ("_is_avx512_supported", "_is_avx512_vnni_supported", "_is_avx512_bf16_supported", "_is_amx_tile_supported"):
+        setattr(torch.cpu, name, lambda: False)
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.extract import (ExtractConfig, HiddenStates, RegenConfig, bf16_speedup, default_prompts, extract,
                                precision_reason, read_jsonl_resumable, regenerate, vllm_env)
@@ -47,21 +56,25 @@ def train_rate(data, steps, prec):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--prompts", type=int, default=64); ap.add_argument("--max-new-tokens", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=30); a = ap.parse_args()
+    ap.add_argument("--steps", type=int, default=30); ap.add_argument("--dtypes", default="float32,bfloat16")
+    ap.add_argument("--as-avx2", action="store_true"); a = ap.parse_args()
     vllm_env(); v, tmp = embedded_verifier(), Path(tempfile.mkdtemp())
     recs, res = default_prompts()[:a.prompts], {}
     print(f"CPU capability {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads; "
           f"precision auto -> {precision_reason('cpu')}", flush=True)
-    for dt, prec in (("float32", "fp32"), ("bfloat16", "bf16")):
+    for dt in a.dtypes.split(","):
+        prec = {"float32": "fp32", "bfloat16": "bf16"}[dt]
         res[f"regenerate {dt}"] = regen_rate(recs, v, tmp/f"conv_{dt}.jsonl", dt, a.max_new_tokens)
-        conv = read_jsonl_resumable(tmp/"conv_float32.jsonl")   # the same conversations for both extractions
-        res[f"extract {dt}"] = extract_rate(conv, v, tmp/f"hs_{dt}", dt)
-        res[f"train {prec}"] = train_rate(tmp/"hs_float32", a.steps, prec)
+        first = a.dtypes.split(",")[0]   # the same conversations and states for both extractions and trainings
+        res[f"extract {dt}"] = extract_rate(read_jsonl_resumable(tmp/f"conv_{first}.jsonl"), v, tmp/f"hs_{dt}", dt)
+        res[f"train {prec}"] = train_rate(tmp/f"hs_{first}", a.steps, prec)
         print({k: round(x, 1) for k, x in res.items()}, flush=True)
     rows = [("regenerate (vLLM, output tok/s)", "regenerate float32", "regenerate bfloat16"),
             ("extract (transformers, tok/s)", "extract float32", "extract bfloat16"),
             ("train (demo draft, loss tok/s)", "train fp32", "train bf16")]
     print("\n| stage | float32 | bfloat16 | bf16 / fp32 |\n|---|---|---|---|")
-    for name, f, b in rows: print(f"| {name} | {res[f]:.0f} | {res[b]:.0f} | {res[b] / res[f]:.2f}x |")
+    cell = lambda k: f"{res[k]:.0f}" if k in res else "-"
+    for name, f, b in rows:
+        print(f"| {name} | {cell(f)} | {cell(b)} | {f'{res[b] / res[f]:.2f}x' if f in res and b in res else '-'} |")
     print(f"| probe: one draft-MLP matmul | | | {bf16_speedup():.2f}x |")
     print(json.dumps({"capability": torch.backends.cpu.get_cpu_capability(), "rates": res, "probe": bf16_speedup()}))
