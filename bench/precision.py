@@ -3,14 +3,14 @@ stage of the demo really gains or loses with bf16 (regeneration and extraction w
 demo's draft). One run, one process; machines move about 10% run to run, so read the ratios, not the third digit.
 
 Usage: python bench/precision.py [--prompts 64] [--max-new-tokens 128] [--steps 30] [--dtypes float32,bfloat16] [--as-avx2]
-`--as-avx2` runs the stages as an AVX2-only x86 CPU would: torch's kernels at AVX2 (ATEN_CPU_CAPABILITY), oneDNN at AVX2
+`--as-avx2` runs the stages as an AVX2-only x86 CPU would: torch's kernels, MKL (MKL_ENABLE_INSTRUCTIONS) and oneDNN at AVX2
 (ONEDNN_MAX_CPU_ISA, so bf16 matmuls are emulated) and vLLM's AVX2 kernel library (vLLM picks it by the CPU's flags,
 which are read through torch.cpu and patched here). The core, its clock and its memory stay this machine's.
 """
 import argparse, gc, json, os, sys, tempfile, time
 from pathlib import Path
 
-AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
 if "--as-avx2" in sys.argv and any(os.environ.get(k) != v for k, v in AVX2_ENV.items()):
     os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **AVX2_ENV})   # set before torch loads
 import torch
