@@ -62,10 +62,10 @@ if __name__ == "__main__":
     recs, res = default_prompts()[:a.prompts], {}
     print(f"CPU capability {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads; "
           f"precision auto -> {precision_reason('cpu')}", flush=True)
-    for dt in a.dtypes.split(","):
+    dtypes = a.dtypes.split(","); first = dtypes[0]   # the same conversations and states for both extractions and trainings
+    for dt in dtypes:
         prec = {"float32": "fp32", "bfloat16": "bf16"}[dt]
         res[f"regenerate {dt}"] = regen_rate(recs, v, tmp/f"conv_{dt}.jsonl", dt, a.max_new_tokens)
-        first = a.dtypes.split(",")[0]   # the same conversations and states for both extractions and trainings
         res[f"extract {dt}"] = extract_rate(read_jsonl_resumable(tmp/f"conv_{first}.jsonl"), v, tmp/f"hs_{dt}", dt)
         res[f"train {prec}"] = train_rate(tmp/f"hs_{first}", a.steps, prec)
         print({k: round(x, 1) for k, x in res.items()}, flush=True)

@@ -17,7 +17,7 @@ from .extract import EngineConfig, ExtractConfig, _encode, extract, read_jsonl_r
 from .train import TrainConfig, train
 
 # %% auto #0
-__all__ = ['plan_stream', 'shard_bytes', 'room', 'produce', 'StreamedStates', 'train_online']
+__all__ = ['plan_stream', 'shard_bytes', 'room', 'produce', 'StreamedStates', 'core_split', 'train_online']
 
 # %% ../nbs/04a_online.ipynb #7257b75f
 def plan_stream(recs:list,            # conversation records `{id, messages}`
@@ -153,6 +153,10 @@ class StreamedStates:
                     (self.root/f"pass_{e}"/f"shard_{k:05d}.safetensors").unlink(missing_ok=True)
 
 # %% ../nbs/04a_online.ipynb #ba1fb6af
+def core_split(threads:int)->tuple[int, int]:
+    "(producer, trainer) threads when the two share `threads` of this CPU: half each, the trainer taking an odd one."
+    return max(1, threads // 2), threads - threads // 2
+
 def train_online(conversations:str|Path,            # regenerated JSONL
                  verifier:str|Path,                  # verifier directory
                  config,                             # the derived draft config (`LlamaConfig`)
@@ -170,14 +174,14 @@ def train_online(conversations:str|Path,            # regenerated JSONL
     spec = {"conversations": str(conversations), "verifier": str(verifier), "root": str(root), "cfg": asdict(extract_cfg),
             "passes": passes, "most": most, "parent": os.getpid(), "threads": 0}
     cpu = extract_cfg.device == "cpu" and train_cfg.device == "cpu"
-    threads = torch.get_num_threads()
-    if cpu and threads > 1: spec["threads"] = threads // 2   # the cores split, not fought over
+    threads = trainer = torch.get_num_threads()
+    if cpu and threads > 1: spec["threads"], trainer = core_split(threads)   # the cores split, not fought over
     code = "import sys; from eagle3_nb.online import _produce_main; _produce_main(sys.argv[1])"
     with open(root/"producer.log", "a") as log:
         proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], stdout=log, stderr=subprocess.STDOUT)
     write_json(root/"producer.json", {"pid": proc.pid})
     try:
-        if cpu and threads > 1: torch.set_num_threads(threads - threads // 2)
+        torch.set_num_threads(trainer)
         res = train(StreamedStates(root, proc), config, out/"train", replace(train_cfg, shuffle="shard"), progress=progress)
     finally:
         torch.set_num_threads(threads)
