@@ -101,10 +101,15 @@ def _cuda()->bool:
     import torch
     return torch.cuda.is_available()
 
+def _engine_options(g:dict)->dict:
+    "vLLM's start-up options in `g` (a `given` dict: `EngineConfig` fields, flat, by vLLM's names), which loses them."
+    from eagle3_nb.extract import EngineConfig
+    return {f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g}
+
 def _engine(g:dict):
     "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them."
     from eagle3_nb.extract import EngineConfig
-    return EngineConfig(**{f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g})
+    return EngineConfig(**_engine_options(g))
 
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
@@ -209,7 +214,8 @@ def _run_settings(a)->dict:
             raise Eagle3Error(f"config file {a.config}: {e}".splitlines()[0]) from None
         if not isinstance(f, dict): raise Eagle3Error(f"config file {a.config} must hold a mapping of setting: value")
         f = {k.replace("-", "_"): v for k, v in f.items() if k not in top}
-    return _merge(f, given(a, top))
+    f, g = (_merge(d, {"engine": e}) if (e := _engine_options(d)) else d for d in (f, given(a, top)))  # --seed: engine.seed
+    return _merge(f, g)
 
 def cmd_run(a)->int:
     "Every stage for one verifier into a run directory, resumable; summary.json at the end."
