@@ -18,12 +18,12 @@ from .reference import fixture, load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
-__all__ = ['ROLES', 'NORMS', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies',
-           'parse_record', 'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine',
-           'cpu_norm_kernels', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig',
-           'read_jsonl_resumable', 'regenerate', 'vllm_env', 'VLLMBar', 'sampling_params', 'tokenize_conversation',
-           'capture_hidden', 'ExtractConfig', 'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract',
-           'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
+__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
+           'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
+           'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
+           'vllm_env', 'VLLMBar', 'sampling_params', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
+           'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample',
+           'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
@@ -136,37 +136,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    if cpu and e.tensor_parallel_size == 1 and os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0":
-        kw["kernel_config"] = cpu_norm_kernels()   # registered in this process: only where the model runs here
     return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | (extra or {})))
-
-NORMS = ("rms_norm", "fused_add_rms_norm")
-
-def _plain(x, weight, variance_size)->bool:
-    "Arguments vLLM's C RMSNorm kernels take: one row per token, contiguous, weight of the same dtype, no variance override."
-    return variance_size is None and weight is not None and weight.dtype == x.dtype and x.dim() == 2 and x.is_contiguous()
-
-@cache
-def cpu_norm_kernels()->dict:
-    """vLLM's `kernel_config` that runs RMSNorm with vLLM's own C kernels on a CPU, where vLLM's eager path runs ~8 PyTorch
-    ops (float32 copies, pow, mean, rsqrt, mul) per norm; {} where this vLLM lacks its IR op registry or those kernels."""
-    try:
-        from vllm import ir
-        from vllm.platforms import current_platform
-        if not current_platform.is_cpu(): return {}
-        current_platform.import_kernels()
-        rms, add_rms = (getattr(ir.ops, n) for n in NORMS)
-        if not all(hasattr(torch.ops._C, n) for n in NORMS): return {}
-    except (ImportError, AttributeError, RuntimeError): return {}
-    @rms.register_impl("eagle3_cpu", supports_args=lambda x, weight, epsilon, variance_size=None: _plain(x, weight, variance_size))
-    def _rms(x:torch.Tensor, weight:torch.Tensor|None, epsilon:float, variance_size:int|None=None)->torch.Tensor:
-        out = torch.empty_like(x); torch.ops._C.rms_norm(out, x, weight, epsilon); return out
-    @add_rms.register_impl("eagle3_cpu", inplace=True, supports_args=lambda x, x_residual, weight, epsilon, variance_size=None:
-                           _plain(x, weight, variance_size) and x_residual.is_contiguous())
-    def _add_rms(x:torch.Tensor, x_residual:torch.Tensor, weight:torch.Tensor|None, epsilon:float,
-                 variance_size:int|None=None)->tuple[torch.Tensor, torch.Tensor]:
-        torch.ops._C.fused_add_rms_norm(x, x_residual, weight, epsilon); return x, x_residual   # in place, as vLLM's own
-    return {"ir_op_priority": {n: ["eagle3_cpu", "native"] for n in NORMS}}
 
 # %% ../nbs/02_extract.ipynb #598c1ba4
 @cache
