@@ -11,8 +11,9 @@ Usage (as the Makefile does): .venv/bin/python tools/pip_install.py [-q] [--no-c
 import ast, os, subprocess, sys
 from pathlib import Path
 
-LISTS = {"find-links": "--find-links", "extra-index-url": "--extra-index-url", "constraint": "--constraint"}
-ONE = {"index-url": "--index-url"}
+# pip's settings uv takes as flags; pip writes several values of one setting separated by whitespace
+FLAGS = {"find-links": "--find-links", "extra-index-url": "--extra-index-url", "constraint": "--constraint",
+         "index-url": "--index-url"}
 PIP_ONLY = {"--no-compile"}   # uv never byte-compiles unless asked (`--compile-bytecode`), as pip --no-compile
 
 def pip(*args, **kw): return subprocess.run([sys.executable, "-m", "pip", *args], **kw)
@@ -32,8 +33,8 @@ def pip_settings()->dict:
 def uv_command(uv:str, args:list, s:dict)->tuple[list, dict]:
     "The `uv pip install` command line and environment that do what `pip install args` does with pip's settings `s`."
     cmd = [uv, "pip", "install", "--python", sys.executable, "--index-strategy", "unsafe-best-match"]
-    for name, flag in (LISTS | ONE).items():
-        for v in (s[name].split() if name in LISTS else [s[name]]) if s.get(name) else []: cmd += [flag, v]
+    for name, flag in FLAGS.items():
+        for v in s.get(name, "").split(): cmd += [flag, v]
     env = dict(os.environ)
     if s.get("cert"): env.setdefault("SSL_CERT_FILE", s["cert"])
     if s.get("default-timeout"): env.setdefault("UV_HTTP_TIMEOUT", str(s["default-timeout"]))
