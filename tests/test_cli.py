@@ -1,19 +1,34 @@
-"The `eagle3` console script, run as a user would from a shell."
+"""The `eagle3` command line: the console script and `python -m eagle3_nb.cli` run as a user runs them, from a shell; every
+other test calls the same `main` in this process (one start-up of torch and transformers, ~7 s each, instead of ~25)."""
 import json, subprocess, sys
+from types import SimpleNamespace
 import pytest
 from pathlib import Path
 from eagle3_nb.reference import fixture
 
 EXE = str(Path(sys.executable).parent/"eagle3")
 
-def run(*args):
+def shell(*args):
+    "`eagle3 ARGS` in a new process."
     return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True)
 
+@pytest.fixture
+def run(capfd):
+    "`eagle3 ARGS` through the console script's `main`, in this process: exit code, and what reached stdout and stderr."
+    from eagle3_nb.cli import main
+    def call(*args):
+        capfd.readouterr()
+        try: rc = main([str(a) for a in args])
+        except SystemExit as e: rc = e.code   # argparse: --help, usage errors
+        out, err = capfd.readouterr()
+        return SimpleNamespace(returncode=rc, stdout=out, stderr=err)
+    return call
+
 def test_help_lists_subcommands():
-    r = run("--help")
+    r = shell("--help")
     assert r.returncode == 0 and all(c in r.stdout for c in ("inspect", "derive", "demo"))
 
-def test_inspect_json_reference():
+def test_inspect_json_reference(run):
     r = run("inspect", fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"), "--json")
     j = json.loads(r.stdout)
     assert r.returncode == 0
@@ -21,14 +36,14 @@ def test_inspect_json_reference():
     assert j["tensors"]["midlayer.self_attn.q_proj.weight"] == {"shape": [8192, 14336], "dtype": "BF16"}
     assert len(j["tensors"]) == 15
 
-def test_inspect_bare_config_file_warns_config_only(tmp_path):
+def test_inspect_bare_config_file_warns_config_only(tmp_path, run):
     cfg = tmp_path/"config.json"
     cfg.write_text(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3/config.json").read_text())
     r = run("inspect", cfg, "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["tensors"] is None
     assert "could not be checked" in r.stderr
 
-def test_derive_bare_config_with_reference():
+def test_derive_bare_config_with_reference(run):
     r = run("derive", "--verifier", fixture("verifiers/Kimi-K2.5.json"), "--reference", fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"), "--json")
     j = json.loads(r.stdout)
     assert r.returncode == 0
@@ -36,13 +51,13 @@ def test_derive_bare_config_with_reference():
     assert j["tensors"]["fc.weight"]["shape"] == [7168, 21504]
     assert j["draft_config"]["architectures"] == ["LlamaForCausalLMEagle3"]
 
-def test_derive_out_writes_loadable_config(tmp_path):
+def test_derive_out_writes_loadable_config(tmp_path, run):
     r = run("derive", "--verifier", fixture("verifiers/Qwen3-32B.json"), "--out", tmp_path/"d")
     assert r.returncode == 0, r.stderr
     cfg = json.loads((tmp_path/"d"/"config.json").read_text())
     assert cfg["head_dim"] == 128 and cfg["hidden_size"] == 5120 and cfg["norm_before_residual"] is False
 
-def test_errors_are_one_line_and_nonzero(tmp_path):
+def test_errors_are_one_line_and_nonzero(tmp_path, run):
     bad = tmp_path/"config.json"; bad.write_text("{not json")
     for args in (("inspect", "/no/such/dir"), ("inspect", bad), ("derive", "--verifier", bad),
                  ("derive", "--verifier", fixture("verifiers/Kimi-K2-Instruct.json"), "--aux-layer-ids", "2,30,61"),
@@ -51,8 +66,10 @@ def test_errors_are_one_line_and_nonzero(tmp_path):
         assert r.returncode != 0, args
         assert r.stderr.startswith("eagle3: error:") and r.stderr.strip().count("\n") == 0, (args, r.stderr)
         assert "Traceback" not in r.stderr
+    r = shell("inspect", "/no/such/dir")   # and from a shell: nothing printed at start-up adds a line
+    assert r.returncode == 2 and r.stderr.startswith("eagle3: error:") and r.stderr.strip().count("\n") == 0, r.stderr
 
-def test_inspect_broken_checkpoint_reports_problem(tmp_path):
+def test_inspect_broken_checkpoint_reports_problem(tmp_path, run):
     src = fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3")
     (tmp_path/"config.json").write_text((src/"config.json").read_text())
     t = json.loads((src/"tensors.json").read_text()); t["midlayer.self_attn.q_proj.weight"]["shape"] = [7168, 14336]
@@ -64,7 +81,7 @@ def test_module_entry_point_for_torchrun():
     r = subprocess.run([sys.executable, "-m", "eagle3_nb.cli", "train", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--ttt-steps" in r.stdout
 
-def test_verify_exit_codes(tmp_path):
+def test_verify_exit_codes(tmp_path, run):
     good = fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"); k2 = fixture("verifiers/Kimi-K2-Instruct.json")
     r = run("verify", good, "--verifier", k2, "--reference", good)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -90,7 +107,7 @@ def _speculators_draft(d):
     save_file({k: torch.zeros(v["shape"], dtype=dt[v["dtype"]]) for k, v in t.items()}, str(d/"model.safetensors"))
     return d
 
-def test_convert_other_tools_draft_both_ways(tmp_path):
+def test_convert_other_tools_draft_both_ways(tmp_path, run):
     src = _speculators_draft(tmp_path/"spec")
     r = run("convert", src, "--out", tmp_path/"native", "--to", "vllm")
     assert r.returncode == 0, r.stderr
@@ -100,7 +117,7 @@ def test_convert_other_tools_draft_both_ways(tmp_path):
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path/"back"/"config.json").read_text())["speculators_config"]["verifier"]["name_or_path"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
 
-def test_export_checkpoint_in_speculators_format(tmp_path):
+def test_export_checkpoint_in_speculators_format(tmp_path, run):
     import torch
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.model import Eagle3Draft
@@ -112,7 +129,7 @@ def test_export_checkpoint_in_speculators_format(tmp_path):
     assert (j["config"]["format"], j["config"]["layer_prefix"], j["config"]["draft_vocab_size"], j["config"]["norm_before_residual"]) == ("speculators", "layers.0.", 1024, False)
     assert j["problems"] == []
 
-def test_config_file_from_a_shell(tmp_path):
+def test_config_file_under_the_flags(tmp_path, run):
     (tmp_path/"run.yaml").write_text(f"verifier: {fixture('verifiers/Qwen3-32B.json')}\nderive:\n  out: {tmp_path/'d'}\n  draft_vocab_size: 16000\n")
     r = run("derive", "--config", tmp_path/"run.yaml")
     assert r.returncode == 0, r.stderr
@@ -131,7 +148,7 @@ def test_help_is_complete_for_every_subcommand(capsys):
         assert e.value.code == 0 and f"usage: eagle3 {c}" in out and "--config" in out, c
 
 
-def test_run_stops_before_work_on_bad_input(tmp_path):
+def test_run_stops_before_work_on_bad_input(tmp_path, run):
     "An architecture vLLM cannot speculate on, an empty prompt file, a misspelt setting: one line, exit 2, run dir untouched."
     from eagle3_nb.verifier import smollm2_as
     r = run("run", "--verifier", smollm2_as("mixtral"), "--run-dir", tmp_path/"a", "--device", "cpu")
@@ -145,7 +162,7 @@ def test_run_stops_before_work_on_bad_input(tmp_path):
     r = run("run", "--run-dir", tmp_path/"c", "--config", tmp_path/"run.yaml")
     assert r.returncode == 2 and "epochz" in r.stderr, r.stderr
 
-def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path):
+def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path, run):
     "`eagle3 train` writes TensorBoard events, read back with the tensorboard package, and a best/ draft by held-out tau."
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, regenerate
@@ -165,7 +182,7 @@ def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path):
     assert abs(best["mean_acceptance_length"] - max(e.value for e in taus)) < 1e-5
     assert (tmp_path/"t"/"best"/"model.safetensors").exists() and best["heldout_samples"] == 1
 
-def test_regenerate_with_prompts_the_verifier_writes(tmp_path):
+def test_regenerate_with_prompts_the_verifier_writes(tmp_path, run):
     "`--prompts default+self`: half shipped prompts, half written by the verifier (stored next to --out), then answered."
     r = run("regenerate", "--prompts", "default+self", "--limit", 4, "--backend", "vllm", "--max-new-tokens", 8,
             "--out", tmp_path/"c.jsonl")
