@@ -8,7 +8,6 @@ import argparse, dataclasses, json, sys, typing, warnings
 from pathlib import Path
 from .core import Eagle3Error
 from .reference import fixture, inspect_draft, spec_problems, spec_table, spec_to_json, save_spec
-from .derive import derive_draft_config, derived_spec
 
 # %% auto #0
 __all__ = ['RUN_SET_ELSEWHERE', 'cmd_inspect', 'cmd_derive', 'add_fields', 'given', 'cmd_verify', 'cmd_regenerate', 'cmd_extract',
@@ -27,6 +26,7 @@ def cmd_inspect(a)->int:
 # %% ../nbs/09_cli.ipynb #2710c86d
 def cmd_derive(a)->int:
     "Print (and optionally write) the derived draft config and its expected tensor table."
+    from eagle3_nb.derive import derive_draft_config, derived_spec
     d = derive_draft_config(a.verifier, reference=a.reference, draft_vocab_size=a.draft_vocab_size,
                             aux_layer_ids=[int(x) for x in a.aux_layer_ids.split(",")] if a.aux_layer_ids else None)
     s = derived_spec(d.config)
@@ -141,6 +141,7 @@ def cmd_extract(a)->int:
 
 def cmd_train(a)->int:
     "Train with training-time test; resumable; exports OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP with --fsdp."
+    from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.verifier import embedded_verifier
     cfg = TrainConfig(**given(a, ("data", "verifier", "reference", "out")))
@@ -159,6 +160,7 @@ def online_configs(a)->tuple:
 
 def cmd_online(a)->int:
     "Extract and train at once, at most --max-disk-gb of shards on disk; re-running the command resumes both sides."
+    from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.online import train_online
     from eagle3_nb.verifier import embedded_verifier
     xc, tc = online_configs(a)
@@ -228,6 +230,7 @@ def cmd_run(a)->int:
 # %% ../nbs/09_cli.ipynb #bfa4cc5e
 def cmd_demo(a)->int:
     "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo` preset)."
+    from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.pipeline import run, run_config
     print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
     ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
@@ -239,11 +242,10 @@ def cmd_demo(a)->int:
     return 0
 
 # %% ../nbs/09_cli.ipynb #bd65ddf7
-def parser()->argparse.ArgumentParser:
-    "The `eagle3` argument parser."
-    from eagle3_nb.extract import EngineConfig, ExtractConfig, RegenConfig
-    from eagle3_nb.train import TrainConfig
-    from eagle3_nb.pipeline import PRESETS, RunConfig
+def parser(only:str|None=None, # a subcommand: only its settings' options (the others' need not import their stage)
+          )->argparse.ArgumentParser:
+    "The `eagle3` argument parser: every subcommand's options, or with `only` those of one subcommand."
+    wanted = lambda name: only is None or only == name   # a stage's settings import its module: torch, transformers
     about = ("EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON); "
              "flags given on the command line win.")
     p = argparse.ArgumentParser(prog="eagle3", description=about)
@@ -272,20 +274,26 @@ def parser()->argparse.ArgumentParser:
     g.add_argument("--out", required=True, help="JSONL file (appended to: re-running resumes)")
     g.add_argument("--states-out", help="also store the answers' hidden states here, from the same vLLM session (the "
                                         "verifier loaded once; extraction options under --extract.*)")
-    add_fields(g, RegenConfig, flat=("engine",))
-    add_fields(g, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
+    if wanted("regenerate"):
+        from eagle3_nb.extract import ExtractConfig, RegenConfig
+        add_fields(g, RegenConfig, flat=("engine",))
+        add_fields(g, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
     x = cmd("extract", cmd_extract, "capture aux hidden states and targets into safetensors shards (resumable)")
     x.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
     x.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     x.add_argument("--out", required=True, help="shard directory (re-running resumes)")
-    add_fields(x, ExtractConfig, flat=("engine",))
+    if wanted("extract"):
+        from eagle3_nb.extract import ExtractConfig
+        add_fields(x, ExtractConfig, flat=("engine",))
     t = cmd("train", cmd_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under "
                                 "torchrun: DDP, or FSDP with --fsdp")
     t.add_argument("--data", required=True, help="shard directory written by `extract`")
     t.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     t.add_argument("--reference", help="reference draft whose choices win in the derived config")
     t.add_argument("--out", required=True, help="run directory: checkpoint.pt (resumed), history.json, draft/")
-    add_fields(t, TrainConfig)
+    if wanted("train"):
+        from eagle3_nb.train import TrainConfig
+        add_fields(t, TrainConfig)
     o = cmd("online", cmd_online, "extract and train at once, never more than --max-disk-gb of hidden states on disk "
                                   "(a producer process + the trainer; re-running resumes both)")
     o.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
@@ -293,8 +301,11 @@ def parser()->argparse.ArgumentParser:
     o.add_argument("--reference", help="reference draft whose choices win in the derived config")
     o.add_argument("--out", required=True, help="run directory: stream/ (the window of shards), train/ (as `train`)")
     o.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB)")
-    add_fields(o, TrainConfig, skip=("shuffle",))
-    add_fields(o, ExtractConfig, prefix="extract.", skip=("seed",), flat=("engine",))
+    if wanted("online"):
+        from eagle3_nb.extract import ExtractConfig
+        from eagle3_nb.train import TrainConfig
+        add_fields(o, TrainConfig, skip=("shuffle",))
+        add_fields(o, ExtractConfig, prefix="extract.", skip=("seed",), flat=("engine",))
     e = cmd("export", cmd_export, "export a training checkpoint in the vLLM-native or speculators format")
     e.add_argument("run", help="training run directory (its checkpoint.pt) or a checkpoint.pt file")
     e.add_argument("--out", required=True, help="draft directory to write")
@@ -344,12 +355,16 @@ def parser()->argparse.ArgumentParser:
     ev.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "
                                                     "(shard over GPUs)")
     ev.add_argument("--dtype", default="float32", help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")
-    add_fields(ev, EngineConfig)
+    if wanted("evaluate"):
+        from eagle3_nb.extract import EngineConfig
+        add_fields(ev, EngineConfig)
     for name, fn, help, preset, rd in (
             ("run", cmd_run, "every stage for one verifier into a run directory, resumable (pre-flight verify, "
                              "summary.json)", "auto", None),
             ("demo", cmd_demo, "the whole pipeline on the embedded SmolLM2 verifier (the `demo` preset)", "demo", "runs/demo")):
         r = cmd(name, fn, help)
+        if not wanted(name): continue
+        from eagle3_nb.pipeline import PRESETS, RunConfig
         if name == "run":
             r.add_argument("--preset", default=preset, choices=["auto", *PRESETS], help="named settings under the flags")
         r.add_argument("--run-dir", default=rd, required=rd is None, help="where every artefact goes (a re-run resumes)")
@@ -382,9 +397,11 @@ def _subparsers(p:argparse.ArgumentParser)->dict:
 
 def _parse(argv:list|None)->argparse.Namespace:
     "Parse, with a --config file's values as defaults under the command line's."
-    argv, p = list(sys.argv[1:] if argv is None else argv), parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(add_help=False); pre.add_argument("--config"); pre.add_argument("cmd", nargs="?")
-    k, subs = pre.parse_known_args(argv)[0], _subparsers(p)
+    k = pre.parse_known_args(argv)[0]
+    p = parser(None if k.config else k.cmd or "")   # a file's keys are checked against every subcommand's options
+    subs = _subparsers(p)
     if not k.config or k.cmd not in subs: return p.parse_args(argv)
     known = {n: {x.dest for x in s._actions if x.dest not in ("help", "config")} for n, s in subs.items()}
     vals = load_cli_config(k.config, k.cmd, known)
