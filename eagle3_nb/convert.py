@@ -130,5 +130,6 @@ def export_checkpoint(checkpoint:str|Path,    # a training checkpoint.pt
     if "config" not in ck:
         raise CheckpointError(f"{checkpoint} has no draft config (written by an older eagle3_nb); export the draft "
                               "directory next to it with convert_draft instead")
-    m = Eagle3Draft(LlamaConfig.from_dict(ck["config"])); m.load_state_dict(ck["model"])
+    m = Eagle3Draft(LlamaConfig.from_dict(ck["config"]), embed=ck["model"]["embed_tokens.weight"])
+    m.load_state_dict(ck["model"])
     return export_draft(m, out, fmt, verifier, dtype, embed_tokens)

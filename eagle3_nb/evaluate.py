@@ -161,7 +161,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)
     if heldout_data is None:
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
-    model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"].float())
+    model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])
     from safetensors.torch import load_file
     model.load_state_dict(load_file(str(Path(draft)/"model.safetensors")), strict=False)
     off = offline_acceptance(model.float(), heldout_data, k)

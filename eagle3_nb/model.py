@@ -68,8 +68,10 @@ class Eagle3Draft(nn.Module):
         self.config, H = config, config.hidden_size
         n_aux = len(config.eagle_config["eagle_aux_hidden_state_layer_ids"])
         Ht = getattr(config, "target_hidden_size", None) or H
-        self.embed_tokens = nn.Embedding(config.vocab_size, H)
-        if embed is not None: self.embed_tokens.weight.data.copy_(embed)
+        if embed is not None and tuple(embed.shape) != (config.vocab_size, H):
+            raise ValueError(f"embedding {tuple(embed.shape)} != (vocab_size, hidden_size) {(config.vocab_size, H)}")
+        # the verifier's embedding as it is stored (bf16: half of fp32's memory, and lossless); rows are cast on lookup
+        self.embed_tokens = nn.Embedding(config.vocab_size, H) if embed is None else nn.Embedding.from_pretrained(embed)
         self.embed_tokens.weight.requires_grad_(False)
         if getattr(config, "norm_before_fc", False): self.input_norm = LlamaRMSNorm(n_aux * Ht, eps=config.rms_norm_eps)
         if getattr(config, "fc_norm", False):
@@ -94,7 +96,7 @@ class Eagle3Draft(nn.Module):
 
     def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None):
         "One draft step: the hidden fed to the next step (B, T, H) and the draft logits (B, T, Vd), or (N, Vd) at `select`."
-        e = self.embed_tokens(input_ids)                                                  # (B, T, H)
+        e = self.embed_tokens(input_ids).to(self.fc.weight.dtype)                         # (B, T, H)
         x = self.midlayer(e, hidden, self.rotary_emb(hidden, position_ids), attention_mask, cache)   # (B, T, H)
         y = self.norm(x)                                                                  # (B, T, H)
         logits = self.lm_head(y if select is None else y[select])                         # (B, T, Vd) or (N, Vd)

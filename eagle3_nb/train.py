@@ -195,7 +195,7 @@ def build_draft(config:LlamaConfig, # the derived draft config
     torch.manual_seed(cfg.seed)
     d2t, t2d = draft_vocab(ds.token_counts(), cfg.draft_vocab_size)
     head = ds.head()
-    m = Eagle3Draft(config, embed=head["embed_tokens.weight"].float())
+    m = Eagle3Draft(config, embed=head["embed_tokens.weight"])
     m.d2t.copy_(d2t); m.t2d.copy_(t2d)
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
@@ -452,7 +452,7 @@ def _export_draft(model, opt, config:LlamaConfig, dst:Path, cfg:TrainConfig, ran
     if cfg.fsdp:
         full = _full_states(model, opt, True)[0]
         if rank == 0:   # the state holds embedding, d2t and t2d: no rebuild (and no re-fit of the probe) needed
-            model = Eagle3Draft(config)
+            model = Eagle3Draft(config, embed=full["embed_tokens.weight"])
             model.load_state_dict(full)
     if rank == 0: export_vllm(model, dst)
     if world > 1:
