@@ -14,7 +14,8 @@ from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec
 from .model import Eagle3Draft, export_vllm
 
 # %% auto #0
-__all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft', 'export_draft', 'export_checkpoint']
+__all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft', 'export_draft', 'checkpoint_weights',
+           'export_checkpoint']
 
 # %% ../nbs/03a_convert.ipynb #de7db82a
 EAGLE_FIELDS = ("eagle3_verifier", "draft_vocab_size", "target_hidden_size", "norm_before_residual", "norm_before_fc",
@@ -117,6 +118,10 @@ def export_draft(model:Eagle3Draft,       # a trained draft
         export_vllm(model, t, dtype, embed_tokens)
         return convert_draft(t, out, "speculators", verifier=verifier)
 
+def checkpoint_weights(ck:dict)->dict:
+    "The draft a training checkpoint stands for: its weights, the moving average in their place where the run kept one."
+    return {**ck["model"], **ck.get("ema", {})}   # `TrainConfig.ema_decay`: `train` exports the average too
+
 def export_checkpoint(checkpoint:str|Path,    # a training checkpoint.pt
                       out:str|Path,           # new directory
                       fmt:str="vllm",         # "vllm" (native) or "speculators"
@@ -131,5 +136,5 @@ def export_checkpoint(checkpoint:str|Path,    # a training checkpoint.pt
         raise CheckpointError(f"{checkpoint} has no draft config (written by an older eagle3_nb); export the draft "
                               "directory next to it with convert_draft instead")
     m = Eagle3Draft(LlamaConfig.from_dict(ck["config"]), embed=ck["model"]["embed_tokens.weight"])
-    m.load_state_dict(ck["model"])
+    m.load_state_dict(checkpoint_weights(ck))
     return export_draft(m, out, fmt, verifier, dtype, embed_tokens)

@@ -10,6 +10,7 @@ import torch
 from tqdm.auto import tqdm
 from .extract import EngineConfig, ExtractConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
 from .model import Eagle3Draft
+from .convert import checkpoint_weights
 from .train import offline_acceptance
 from .core import atomic_write, read_json, write_json
 
@@ -199,7 +200,7 @@ def trained_draft(draft:str|Path,              # exported draft directory
     ck = Path(trained or Path(draft).parent)/"checkpoint.pt"
     if ck.exists():
         state = torch.load(ck, weights_only=False, map_location="cpu")
-        conf, weights = state["config"], state["model"]
+        conf, weights = state["config"], checkpoint_weights(state)   # the average where the run exported one
     else:
         from safetensors.torch import load_file
         conf, weights = read_json(Path(draft)/"config.json"), load_file(str(Path(draft)/"model.safetensors"))

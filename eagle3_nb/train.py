@@ -5,6 +5,7 @@
 # %% ../nbs/04_train.ipynb #a7ee0540
 from __future__ import annotations
 import importlib, importlib.util, itertools, json, math, os, random, time
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 import torch
@@ -18,7 +19,7 @@ from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
 # %% auto #0
 __all__ = ['LOGGERS', 'TrainConfig', 'verifier_logits', 'target_head', 'kept_rows', 'ttt_loss', 'build_draft', 'token_probe',
            'low_freq_dims', 'copy_init', 'chain_draft', 'offline_acceptance', 'heldout_split', 'log_backends', 'RunLog',
-           'step_scalars', 'param_groups', 'train_step', 'train']
+           'step_scalars', 'param_groups', 'train_step', 'WeightAverage', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run's scalars
@@ -51,6 +52,7 @@ class TrainConfig:
     eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); the best is kept in best/
     eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
     eval_k: int = 3              # speculative tokens of the estimate (vLLM's num_speculative_tokens)
+    ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this decay per step
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
             raise ValueError("ttt_steps, ttt_every and batch_size must be >= 1")
@@ -61,6 +63,7 @@ class TrainConfig:
         names = [n.strip() for n in self.log_to.split(",")]
         if names not in (["auto"], ["none"]) and not set(names) <= set(LOGGERS):
             raise ValueError(f"log_to {self.log_to!r}: choose auto, none or a comma-separated list of {', '.join(LOGGERS)}")
+        if not 0 <= self.ema_decay < 1: raise ValueError(f"ema_decay {self.ema_decay}: 0 (off) or in (0, 1), e.g. 0.99")
         if self.eval_every and not 0 < self.eval_frac < 1:
             raise ValueError(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
     @property
@@ -414,13 +417,13 @@ def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
             {"params": [p for p in params if id(p) not in slow], "lr": cfg.lr}]
 
 # %% ../nbs/04_train.ipynb #e0cc4dce
-def _resume(out:Path, model, opt, sched, cfg:TrainConfig)->tuple[int, list, str|None]:
-    "Step, history and precision of `out/checkpoint.pt`, its states loaded into the model, optimiser and schedule."
-    if not (out/"checkpoint.pt").exists(): return 0, [], None
+def _resume(out:Path, model, opt, sched, cfg:TrainConfig)->tuple[int, list, str|None, dict|None]:
+    "Step, history, precision and weight average of `out/checkpoint.pt`; its states loaded into model, optimiser, schedule."
+    if not (out/"checkpoint.pt").exists(): return 0, [], None, None
     ck = torch.load(out/"checkpoint.pt", weights_only=False, map_location=cfg.device)
     _load_states(ck, model, opt, cfg.fsdp)
     sched.load_state_dict(ck["sched"])
-    return ck["step"], ck["history"], ck.get("precision")
+    return ck["step"], ck["history"], ck.get("precision"), ck.get("ema")
 
 def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
                batch:dict,        # a collated batch on the device
@@ -447,6 +450,37 @@ def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
     return {"step": step + 1, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[-1]}
 
 # %% ../nbs/04_train.ipynb #398bf161
+class WeightAverage:
+    "Exponential moving average of named parameters (`decay` per optimiser step), sharded where they are (FSDP)."
+    def __init__(self, params:dict, decay:float):   # name -> parameter
+        self.params, self.decay = params, decay
+        with torch.no_grad(): self.avg = {n: p.detach().clone() for n, p in params.items()}
+    @torch.no_grad()
+    def update(self):
+        for n, p in self.params.items(): self.avg[n].lerp_(p.detach(), 1 - self.decay)
+    @contextmanager
+    def swapped(self):
+        "The averaged weights in the model inside the block, the trained ones again after it."
+        with torch.no_grad():
+            kept = {n: p.detach().clone() for n, p in self.params.items()}
+            for n, p in self.params.items(): p.copy_(self.avg[n])
+        try: yield
+        finally:
+            with torch.no_grad():
+                for n, p in self.params.items(): p.copy_(kept[n])
+    def full(self)->dict:
+        "The averages as whole CPU tensors by name, for a checkpoint (a collective under FSDP: every rank calls it)."
+        return {n: (a.full_tensor() if hasattr(a, "full_tensor") else a.detach()).cpu() for n, a in self.avg.items()}
+    @torch.no_grad()
+    def load(self, full:dict):
+        "Averages written by `full`, into this average (sharded again under FSDP)."
+        from torch.distributed.tensor import distribute_tensor
+        for n, a in self.avg.items():
+            f = full[n].to(a.device)
+            a.copy_(distribute_tensor(f, a.device_mesh, a.placements) if hasattr(a, "device_mesh") else f)
+
+def _averaged(ema:WeightAverage|None): return ema.swapped() if ema else nullcontext()
+
 def _export_draft(model, opt, config:LlamaConfig, dst:Path, cfg:TrainConfig, rank:int, world:int):
     "The vLLM-native draft in `dst`, written by rank 0 (under FSDP every rank helps gather the weights)."
     if cfg.fsdp:
@@ -470,13 +504,14 @@ def _estimate(model, opt, ds, held:list, row:dict, config, out:Path, cfg:TrainCo
                                      "per_position": row["acc_est"], "heldout_samples": len(held)})
     return row["tau_est"]
 
-def _checkpoint(out, model, opt, sched, step, hist, config, cfg:TrainConfig, rank:int):
+def _checkpoint(out, model, opt, sched, step, hist, config, cfg:TrainConfig, rank:int, ema:WeightAverage|None=None):
     "Atomic checkpoint by rank 0 (under FSDP every rank takes part in gathering the states)."
     if rank > 0 and not cfg.fsdp: return
     msd, osd = _full_states(model, opt, cfg.fsdp)
+    avg = ema.full() if ema else None
     if rank > 0: return
     ck = {"model": msd, "opt": osd, "sched": sched.state_dict(), "step": step, "history": hist, "config": config.to_dict(),
-          "fsdp": cfg.fsdp, "precision": cfg.precision}
+          "fsdp": cfg.fsdp, "precision": cfg.precision, **({"ema": avg} if ema else {})}
     atomic_write(out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
 
 def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
@@ -508,7 +543,10 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     if cfg.max_steps: total = min(total, cfg.max_steps)
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch))
-    step, hist, was = _resume(out, model, opt, sched, cfg)
+    step, hist, was, avg = _resume(out, model, opt, sched, cfg)
+    trainable = {n: p for n, p in model.named_parameters() if p.requires_grad}
+    ema = WeightAverage(trainable, cfg.ema_decay) if cfg.ema_decay else None   # a resume without a saved one starts it here
+    if ema and avg is not None: ema.load(avg)
     if cfg.precision == "auto":   # decided once per run (a measurement can differ from process to process): a resume keeps it
         cfg = replace(cfg, precision=was or ("bf16" if cfg.bf16 else "fp32"))
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
@@ -526,26 +564,27 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
         idx = [pool[j] for j in plan[epoch][i][rank::world]]
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
-            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(out, model, opt, sched, step, hist, config, cfg, rank), free(step)))
+            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema), free(step)))
         batch = _collate([get(j, epoch) for j in idx])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         hist.append(train_step(model, batch, head, opt, sched, params, cfg, eps, world, step))
+        if ema: ema.update()
         step += 1
         ntok += int(batch["loss_mask"].sum())
         accs, tok_s = hist[-1]["step_acc"], ntok * world / (time.perf_counter() - t0)
         if cfg.eval_every and (step % cfg.eval_every == 0 or step == total):
-            best = _estimate(model, opt, ds, held, hist[-1], config, out, cfg, rank, world, best)
+            with _averaged(ema): best = _estimate(model, opt, ds, held, hist[-1], config, out, cfg, rank, world, best)
         log.log(step, step_scalars(hist[-1], tok_s))
         bar.update()
         bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{tok_s:.0f}",
                         **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if step % cfg.ckpt_every == 0 or step == total:
-            _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank)
+            _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema)
             if stream: free(step)
     bar.close()
     log.close()
     if rank == 0: write_json(out/"history.json", hist)
-    _export_draft(model, opt, config, out/"draft", cfg, rank, world)
+    with _averaged(ema): _export_draft(model, opt, config, out/"draft", cfg, rank, world)
     secs = time.perf_counter() - t0
     return {"steps": step, "history": hist, "draft": out/"draft", "seconds": secs,
             "loss_tokens_per_s": ntok * world / max(secs, 1e-9)}
