@@ -534,7 +534,8 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
-    params = [p for p in model.parameters() if p.requires_grad]
+    trainable = {n: p for n, p in model.named_parameters() if p.requires_grad}   # by name: the weight average's keys
+    params = list(trainable.values())
     all_lengths = ds.lengths()
     lengths = [all_lengths[j] for j in pool]
     blocks = _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None
@@ -544,7 +545,6 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch))
     step, hist, was, avg = _resume(out, model, opt, sched, cfg)
-    trainable = {n: p for n, p in model.named_parameters() if p.requires_grad}
     ema = WeightAverage(trainable, cfg.ema_decay) if cfg.ema_decay else None   # a resume without a saved one starts it here
     if ema and avg is not None: ema.load(avg)
     if cfg.precision == "auto":   # decided once per run (a measurement can differ from process to process): a resume keeps it
