@@ -98,7 +98,8 @@ PRESETS = {
              "train": {"epochs": 7.0, **_CPU_TRAIN, "draft_vocab_size": 4096, "batch_size": 8,   # 8: 1.15-1.3x the samples/s of 4 on AMX
                        "ema_decay": 0.99}},   # the weights' moving average is exported: +0.006-0.016 tau (04_train)
     "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour
-                    "samples_per_prompt": 3, "train": {"epochs": 3.9, **_CPU_TRAIN, "draft_vocab_size": 8192}},
+                    "samples_per_prompt": 3, "train": {"epochs": 3.9, **_CPU_TRAIN, "draft_vocab_size": 8192,
+                                                          "batch_size": 8, "ema_decay": 0.99}},   # as the demo's
 }
 
 def _merge(a:dict, b:dict)->dict:
