@@ -16,7 +16,8 @@ from .derive import derived_spec, expected_shapes
 from .reference import TensorInfo, spec_from_config
 
 # %% auto #0
-__all__ = ['draft_vocab', 'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask', 'export_vllm']
+__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'Eagle3DecoderLayer', 'StepCache',
+           'Eagle3Draft', 'ttt_mask', 'export_vllm']
 
 # %% ../nbs/03_model.ipynb #f63bebac
 def draft_vocab(counts:torch.Tensor, # (V,) counts of loss-masked verifier token ids
@@ -26,6 +27,30 @@ def draft_vocab(counts:torch.Tensor, # (V,) counts of loss-masked verifier token
     ids = torch.tensor(sorted(order))
     t2d = torch.zeros(len(counts), dtype=torch.bool); t2d[ids] = True
     return ids - torch.arange(size), t2d
+
+# %% ../nbs/03_model.ipynb #2cb5c5b0
+ROW_BUCKET = 64   # rows of a bf16 CPU matmul are padded to a multiple of this (about 30 distinct counts in a demo run)
+
+def bucketed(n:int)->int: return n + -n % ROW_BUCKET
+
+def _cpu_bf16(x:torch.Tensor)->bool:
+    if x.device.type != "cpu": return False
+    return x.dtype == torch.bfloat16 or (torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16)
+
+class RowBucketLinear(nn.Linear):
+    "`nn.Linear` whose input rows are padded to a multiple of `ROW_BUCKET` when it multiplies in bf16 on a CPU."
+    def forward(self, x):
+        n = x.shape[:-1].numel()
+        if not _cpu_bf16(x) or n % ROW_BUCKET == 0: return super().forward(x)
+        y = super().forward(nn.functional.pad(x.reshape(n, x.shape[-1]), (0, 0, 0, bucketed(n) - n)))
+        return y[:n].reshape(*x.shape[:-1], y.shape[-1])
+
+def bucket_rows(model:nn.Module)->nn.Module:
+    "Every plain `nn.Linear` of `model` becomes a `RowBucketLinear` (same parameters, same names)."
+    for m in model.modules():
+        if type(m) is nn.Linear: m.__class__ = RowBucketLinear
+    return model
+
 
 # %% ../nbs/03_model.ipynb #7d7849ae
 class Eagle3DecoderLayer(nn.Module):
@@ -84,6 +109,7 @@ class Eagle3Draft(nn.Module):
         self.register_buffer("d2t", torch.zeros(config.draft_vocab_size, dtype=torch.long))
         self.register_buffer("t2d", torch.zeros(config.vocab_size, dtype=torch.bool))
         self.rotary_emb = LlamaRotaryEmbedding(config)
+        bucket_rows(self)   # bf16 matmuls on a CPU see a few row counts, not a new one each step (above)
 
     def fuse(self, aux:torch.Tensor)->torch.Tensor:
         "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
