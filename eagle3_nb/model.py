@@ -42,8 +42,9 @@ class RowBucketLinear(nn.Linear):
     "`nn.Linear` whose input rows are padded to a multiple of `ROW_BUCKET` when it multiplies in bf16 on a CPU."
     def forward(self, x):
         n = x.shape[:-1].numel()
-        if not _cpu_bf16(x) or n % ROW_BUCKET == 0: return super().forward(x)
-        y = super().forward(nn.functional.pad(x.reshape(n, x.shape[-1]), (0, 0, 0, bucketed(n) - n)))
+        pad = bucketed(n) - n
+        if not pad or not _cpu_bf16(x): return super().forward(x)
+        y = super().forward(nn.functional.pad(x.reshape(n, x.shape[-1]), (0, 0, 0, pad)))
         return y[:n].reshape(*x.shape[:-1], y.shape[-1])
 
 def bucket_rows(model:nn.Module)->nn.Module:
