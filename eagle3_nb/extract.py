@@ -18,12 +18,12 @@ from .reference import fixture, load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
 # %% auto #0
-__all__ = ['ROLES', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
-           'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine', 'bf16_speedup',
-           'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
-           'vllm_env', 'VLLMBar', 'sampling_params', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
-           'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample',
-           'HiddenStates', 'vocab_coverage']
+__all__ = ['ROLES', 'BF16_WINS', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies',
+           'parse_record', 'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine',
+           'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable',
+           'regenerate', 'vllm_env', 'VLLMBar', 'sampling_params', 'tokenize_conversation', 'capture_hidden',
+           'ExtractConfig', 'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize',
+           'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
@@ -141,33 +141,39 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
 # %% ../nbs/02_extract.ipynb #598c1ba4
 @cache
 def bf16_speedup(pairs:int=9)->float:
-    """How many times the float32 speed a bfloat16 matmul of a draft MLP's shape reaches on this CPU; measured once per process.
-    The median of `pairs` back-to-back ratios: another busy process slows both dtypes of a pair alike."""
+    """How many times the float32 speed a bf16 matmul of a draft MLP's shape reaches on one core; measured once per process.
+    The median of `pairs` back-to-back ratios on one thread: another busy process slows both dtypes of a pair alike."""
     a, b = torch.randn(256, 576), torch.randn(576, 1536)
     ab, bb = a.bfloat16(), b.bfloat16()
     def secs(x, y, n=2):
         t = time.perf_counter()
         for _ in range(n): x @ y
         return time.perf_counter() - t
-    secs(a, b, 1); secs(ab, bb, 1)                  # oneDNN builds its kernels on the first call
-    ratios = []
-    for _ in range(pairs):
-        ratios.append(secs(a, b) / secs(ab, bb))
-        if ratios[-1] < 0.25: break                 # emulated bf16 (~0.01x): no contention slows a pair that much
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)                        # threads that wait for each other on a busy machine skew the ratio
+    try:
+        secs(a, b, 1); secs(ab, bb, 1)              # oneDNN builds its kernels on the first call
+        ratios = []
+        for _ in range(pairs):
+            ratios.append(secs(a, b) / secs(ab, bb))
+            if ratios[-1] < 0.25: break             # emulated bf16 (~0.01x): no contention slows a pair that much
+    finally: torch.set_num_threads(threads)
     return statistics.median(ratios)
 
 def _gpu(device:str)->bool: return device.startswith("cuda") or device == "auto"   # "auto": device_map over the GPUs
 
+BF16_WINS = 1 / 0.9   # on a CPU, bf16 is chosen where its matmul runs at more than this times the float32 speed
+
 def fast_bf16(device:str="cpu")->bool:
     "True where bfloat16 is the faster choice on `device`: always on CUDA; on a CPU, where it beats float32 by 10%."
-    return _gpu(device) or bf16_speedup() > 1 / 0.9
+    return _gpu(device) or bf16_speedup() > BF16_WINS
 
 def precision_reason(device:str="cpu")->str:
     "What `auto` picks on `device`, and the measurement behind it, in one line."
     if _gpu(device): return "bfloat16 (a GPU)"
     r, cap = bf16_speedup(), torch.backends.cpu.get_cpu_capability()
     why = f"a bf16 matmul ran at {r:.2f}x the float32 speed on this CPU ({cap})"
-    return f"bfloat16: {why}" if fast_bf16(device) else f"float32: {why}, so no native bf16"
+    return f"bfloat16: {why}" if fast_bf16(device) else f"float32: {why}, not the {BF16_WINS:.2f}x bf16 needs"
 
 def auto_dtype(dtype:str, device:str="cpu")->str:
     "`dtype`, with 'auto' resolved to bfloat16 where it is fast on `device`, else float32."
@@ -182,7 +188,7 @@ class RegenConfig:
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
     device: str = "cpu"           # cpu, cuda, or auto (transformers backend: device_map over all GPUs)
-    dtype: str = "float32"        # float32 is what vLLM CPU serves; bfloat16 is faster where the CPU has native bf16 (`fast_bf16`)
+    dtype: str = "float32"        # float32 is what vLLM CPU serves; bfloat16 where `fast_bf16` measures it faster
     engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"):
