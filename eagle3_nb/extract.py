@@ -13,7 +13,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 from tqdm.auto import tqdm
-from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
+from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, torch_threads, write_json
 from .reference import fixture, load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 
@@ -149,15 +149,12 @@ def bf16_speedup(pairs:int=9)->float:
         t = time.perf_counter()
         for _ in range(n): x @ y
         return time.perf_counter() - t
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)                        # threads that wait for each other on a busy machine skew the ratio
-    try:
+    with torch_threads(1):                          # threads that wait for each other on a busy machine skew the ratio
         secs(a, b, 1); secs(ab, bb, 1)              # oneDNN builds its kernels on the first call
         ratios = []
         for _ in range(pairs):
             ratios.append(secs(a, b) / secs(ab, bb))
             if ratios[-1] < 0.25: break             # emulated bf16 (~0.01x): no contention slows a pair that much
-    finally: torch.set_num_threads(threads)
     return statistics.median(ratios)
 
 def _gpu(device:str)->bool: return device.startswith("cuda") or device == "auto"   # "auto": device_map over the GPUs

@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
-from .core import Eagle3Error, atomic_write, read_json, write_json
+from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
 from .reference import load_config
 from .derive import text_config
 from .extract import EngineConfig, ExtractConfig, _encode, extract, read_jsonl_resumable, read_sample
@@ -181,10 +181,10 @@ def train_online(conversations:str|Path,            # regenerated JSONL
         proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], stdout=log, stderr=subprocess.STDOUT)
     write_json(root/"producer.json", {"pid": proc.pid})
     try:
-        torch.set_num_threads(trainer)
-        res = train(StreamedStates(root, proc), config, out/"train", replace(train_cfg, shuffle="shard"), progress=progress)
+        with torch_threads(trainer):
+            res = train(StreamedStates(root, proc), config, out/"train", replace(train_cfg, shuffle="shard"),
+                        progress=progress)
     finally:
-        torch.set_num_threads(threads)
         if proc.poll() is None: proc.terminate()   # a fractional last epoch leaves it waiting for room
         proc.wait()
     return res | {"disk_high_water": read_json(root/"disk.json")["high_water"], "max_disk_bytes": most}
