@@ -107,8 +107,9 @@ def read_tensors(d:str|Path,          # checkpoint directory
 def torch_threads(n:int): # threads torch uses inside the block
     "Run the block with `n` torch threads; the previous count comes back after it, also on an error."
     import torch
+    set_threads = torch._C.set_num_threads   # vLLM's CPU worker makes torch.set_num_threads a no-op once it ran here
     was = torch.get_num_threads()
-    torch.set_num_threads(n)
+    set_threads(n)
     try: yield
-    finally: torch.set_num_threads(was)
+    finally: set_threads(was)
 
