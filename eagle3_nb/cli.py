@@ -61,8 +61,9 @@ def add_fields(p:argparse.ArgumentParser, # the (sub)parser
             add_fields(p, hints[f.name], "" if f.name in flat else f"{prefix}{f.name}.", skip, flat); continue
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         t = str(f.type)
-        p.add_argument(f"--{prefix}{f.name.replace('_', '-')}", dest=f"{prefix}{f.name}", type=_parse_value(t), default=argparse.SUPPRESS,
-                       metavar=t.split("|")[0].upper(), help=f"{docs.get(f.name) or ''} (default: {default})".strip().replace("%", "%%"))
+        doc = f"{docs.get(f.name) or ''} (default: {default})".strip().replace("%", "%%")
+        p.add_argument(f"--{prefix}{f.name.replace('_', '-')}", dest=f"{prefix}{f.name}", type=_parse_value(t),
+                       default=argparse.SUPPRESS, metavar=t.split("|")[0].upper(), help=doc)
 
 def given(a:argparse.Namespace, skip:tuple=())->dict:
     "The dataclass options given on the command line (or by --config), dotted names nested into sections."
@@ -120,7 +121,8 @@ def cmd_regenerate(a)->int:
     cfg, v = RegenConfig(**g, engine=eng), a.verifier or embedded_verifier()
     if "self" in a.prompts.split("+"):   # written by the verifier, next to --out, away from the shipped held-out prompts
         from eagle3_nb.self_prompts import SelfPromptConfig, source_records
-        held = [r["messages"][0]["content"] for r in prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")]
+        shipped = prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")
+        held = [r["messages"][0]["content"] for r in shipped]
         recs = source_records(a.prompts, a.limit or 0, v, Path(a.out).parent, held, SelfPromptConfig(dtype=cfg.dtype, engine=eng))
     else: recs = prompt_records(a.prompts, a.split, a.limit)
     if a.states_out:   # answers and hidden states in one vLLM session

@@ -20,7 +20,8 @@ __all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft
 # %% ../nbs/03a_convert.ipynb #de7db82a
 EAGLE_FIELDS = ("eagle3_verifier", "draft_vocab_size", "target_hidden_size", "norm_before_residual", "norm_before_fc",
                 "fc_norm", "norm_output",
-                "eagle_config", "eagle_aux_hidden_state_layer_ids", "architectures", "speculators_config", "speculators_model_type",
+                "eagle_config", "eagle_aux_hidden_state_layer_ids", "architectures",
+                "speculators_config", "speculators_model_type",
                 "speculators_version", "transformer_layer_config", "auto_map", "dtype", "torch_dtype")
 
 def _layer_config(cfg:dict, s:DraftSpec)->dict:
@@ -52,7 +53,8 @@ def native_config(cfg:dict, s:DraftSpec)->dict:
 
 def _verifier(cfg:dict, s:DraftSpec)->dict:
     "What the source config says about its verifier (speculators: speculators_config.verifier; ours: eagle3_verifier)."
-    return (cfg.get("speculators_config") or {}).get("verifier") or {} if s.format == "speculators" else cfg.get("eagle3_verifier") or {}
+    if s.format == "speculators": return (cfg.get("speculators_config") or {}).get("verifier") or {}
+    return cfg.get("eagle3_verifier") or {}
 
 def speculators_config(cfg:dict,                            # the draft's config.json (either format)
                        s:DraftSpec,                          # its normalised spec
@@ -71,7 +73,8 @@ def speculators_config(cfg:dict,                            # the draft's config
             "eagle_aux_hidden_state_layer_ids": list(s.aux_layer_ids), **({"dtype": s.dtype} if s.dtype else {}),
             "transformer_layer_config": _layer_config(cfg, s),
             "speculators_config": {"algorithm": "eagle3", "default_proposal_method": "greedy",
-                "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": k, "verifier_accept_k": 1, "accept_tolerance": 0.0}],
+                "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": k, "verifier_accept_k": 1,
+                                      "accept_tolerance": 0.0}],
                 "verifier": {"name_or_path": name,
                              "architectures": verifier_architectures or old.get("architectures") or ["LlamaForCausalLM"]}}}
 

@@ -6,10 +6,11 @@
 from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
-from transformers import LlamaConfig
+from typing import TYPE_CHECKING
 from .core import DTYPE_NAMES, CheckpointError
 from .reference import (DraftSpec, TensorInfo, fixture, inspect_draft, load_config,
                                  rename_layer, spec_from_config)
+if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
 __all__ = ['MLA_FIELDS', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need', 'default_aux_layer_ids',
@@ -103,7 +104,8 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     "The EAGLE-3 draft `LlamaConfig` for a verifier, every shape-determining field explicit."
     vf = text_config(verifier if isinstance(verifier, dict) else load_config(verifier))
     tc, notes = vf.config, list(vf.notes)
-    H, nh, L, V, I = (need(tc, k) for k in ("hidden_size", "num_attention_heads", "num_hidden_layers", "vocab_size", "intermediate_size"))
+    H, nh, L, V, I = (need(tc, k) for k in ("hidden_size", "num_attention_heads", "num_hidden_layers", "vocab_size",
+                                             "intermediate_size"))
     hd, rule = resolve_head_dim(tc); notes.append(rule)
     nkv = tc.get("num_key_value_heads")
     if nkv is None:
@@ -120,6 +122,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     if ch["draft_vocab_size"] > V:
         raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier vocab {V}; choose "
                               f"at most {V}")
+    from transformers import LlamaConfig
     cfg = LlamaConfig(architectures=["LlamaForCausalLMEagle3"], hidden_size=H, num_attention_heads=ch["num_attention_heads"],
         num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], intermediate_size=ch["intermediate_size"],
         num_hidden_layers=1, vocab_size=V, draft_vocab_size=ch["draft_vocab_size"], target_hidden_size=H,
@@ -128,7 +131,8 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"), rope_parameters=_rope(tc, notes),
         eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
         norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
-    assert cfg.head_dim == ch["head_dim"] and cfg.to_dict()["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
+    kept = cfg.head_dim == ch["head_dim"] and cfg.to_dict()["head_dim"] == ch["head_dim"]
+    assert kept, "transformers dropped the explicit head_dim"
     return Derivation(cfg, notes)
 
 # %% ../nbs/01_derive.ipynb #5a8234d7
@@ -155,10 +159,12 @@ def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g.
     H, Ht, I, hd = s.hidden_size, s.target_hidden_size, s.intermediate_size, s.head_dim
     q, kv, n_aux = s.num_attention_heads * hd, s.num_key_value_heads * hd, len(s.aux_layer_ids or [0, 0, 0])
     dt = DTYPE_NAMES.get(str(s.dtype), "BF16")
-    sh = {"fc.weight": [H, n_aux * Ht], "midlayer.self_attn.q_proj.weight": [q, 2 * H], "midlayer.self_attn.k_proj.weight": [kv, 2 * H],
-          "midlayer.self_attn.v_proj.weight": [kv, 2 * H], "midlayer.self_attn.o_proj.weight": [H, q],
+    sh = {"fc.weight": [H, n_aux * Ht], "midlayer.self_attn.q_proj.weight": [q, 2 * H],
+          "midlayer.self_attn.k_proj.weight": [kv, 2 * H], "midlayer.self_attn.v_proj.weight": [kv, 2 * H],
+          "midlayer.self_attn.o_proj.weight": [H, q],
           "midlayer.mlp.gate_proj.weight": [I, H], "midlayer.mlp.up_proj.weight": [I, H], "midlayer.mlp.down_proj.weight": [H, I],
-          "midlayer.input_layernorm.weight": [H], "midlayer.hidden_norm.weight": [H], "midlayer.post_attention_layernorm.weight": [H],
+          "midlayer.input_layernorm.weight": [H], "midlayer.hidden_norm.weight": [H],
+          "midlayer.post_attention_layernorm.weight": [H],
           "norm.weight": [H], "lm_head.weight": [s.draft_vocab_size, H]}
     if s.attention_bias: sh |= {f"midlayer.self_attn.{p}_proj.bias": [n] for p, n in (("q", q), ("k", kv), ("v", kv))}
     if s.norm_before_fc: sh["input_norm.weight"] = [n_aux * Ht]

@@ -184,7 +184,8 @@ def summary_md(ev:dict, draft)->str:
                                                          f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
         "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
         f"| mean acceptance length (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",
-        *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |" for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
+        *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |"
+          for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
         f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "",
         f"greedy output identical with and without speculation: **{ev['greedy_identical']}**", "",
         f"output tokens/s: {ev['tokens_per_s']['baseline']:.1f} without, {ev['tokens_per_s']['eagle3']:.1f} with EAGLE-3 "

@@ -246,7 +246,8 @@ def _hf_generate(todo, verifier, cfg, bar):
         enc = enc.to(model.device)
         kw = dict(do_sample=True, temperature=t) if t > 0 else dict(do_sample=False)
         with torch.no_grad():
-            outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens, pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
+            outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens,
+                                  pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
         new = outs[:, enc["input_ids"].shape[1]:]
         bar.update(len(batch))
         yield batch, [(tok.decode(o, skip_special_tokens=True).strip(), bool((o == tok.eos_token_id).any())) for o in new]
@@ -288,7 +289,8 @@ def tokenize_conversation(tok,                       # the verifier's tokenizer
                           chat_template:str|None=None, # a template other than the tokenizer's
                          )->tuple[list[int], list[int]]:
     "Token ids of a conversation and its assistant-only loss mask (1 on the assistant's tokens)."
-    render = lambda msgs, gen: tok.apply_chat_template(msgs, add_generation_prompt=gen, tokenize=False, chat_template=chat_template)
+    render = lambda msgs, gen: tok.apply_chat_template(msgs, add_generation_prompt=gen, tokenize=False,
+                                                       chat_template=chat_template)
     text, spans = render(messages, False), []
     for i, m in enumerate(messages):
         if m["role"] != "assistant": continue
@@ -444,7 +446,8 @@ def write_shard(out:Path, man:dict, chunk:list, samples:list, hidden:list, V:int
 def _shard(samples, hidden, V):
     ids = torch.tensor([t for s in samples for t in s[1]])
     mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
-    return {"aux": torch.cat([a for a, _ in hidden]), "last": torch.cat([l for _, l in hidden]), "input_ids": ids, "loss_mask": mask,
+    return {"aux": torch.cat([a for a, _ in hidden]), "last": torch.cat([l for _, l in hidden]),
+            "input_ids": ids, "loss_mask": mask,
             "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0),    # (N+1,) sample starts
             "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}            # (V,) answer tokens per id
 

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 import torch
 from torch import nn
+from typing import TYPE_CHECKING
 from safetensors.torch import save_file
-from transformers import LlamaConfig
-from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding
 from .core import DTYPE_NAMES, atomic_write, torch_dtype, write_json
 from .derive import derived_spec, expected_shapes
 from .reference import TensorInfo, spec_from_config
+if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
 # %% auto #0
 __all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'Eagle3DecoderLayer', 'StepCache',
@@ -58,6 +58,7 @@ def bucket_rows(model:nn.Module)->nn.Module:
 class Eagle3DecoderLayer(nn.Module):
     "vLLM's EAGLE-3 first decoder layer: attention over [input_layernorm(embed) ; hidden_norm(hidden)]."
     def __init__(self, config:LlamaConfig):
+        from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP, LlamaRMSNorm
         super().__init__()
         H, hd = config.hidden_size, config.head_dim
         self.self_attn = LlamaAttention(config, layer_idx=0)
@@ -65,7 +66,8 @@ class Eagle3DecoderLayer(nn.Module):
         for n, rows in (("q_proj", nh * hd), ("k_proj", nkv * hd), ("v_proj", nkv * hd)):
             setattr(self.self_attn, n, nn.Linear(2 * H, rows, bias=config.attention_bias))
         self.mlp = LlamaMLP(config)
-        self.input_layernorm, self.hidden_norm, self.post_attention_layernorm = (LlamaRMSNorm(H, eps=config.rms_norm_eps) for _ in range(3))
+        norms = (LlamaRMSNorm(H, eps=config.rms_norm_eps) for _ in range(3))
+        self.input_layernorm, self.hidden_norm, self.post_attention_layernorm = norms
         self.norm_before_residual = bool(getattr(config, "norm_before_residual", False))
 
     def forward(self, embeds, hidden, position_embeddings, attention_mask, cache=None):
@@ -90,6 +92,7 @@ class StepCache:
 class Eagle3Draft(nn.Module):
     "The EAGLE-3 draft, mirroring vLLM's Eagle3LlamaForCausalLM; parameter names are checkpoint names."
     def __init__(self, config:LlamaConfig, embed:torch.Tensor|None=None):
+        from transformers.models.llama.modeling_llama import LlamaRMSNorm, LlamaRotaryEmbedding
         super().__init__()
         config._attn_implementation = "sdpa"
         self.config, H = config, config.hidden_size

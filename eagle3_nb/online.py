@@ -169,7 +169,8 @@ def train_online(conversations:str|Path,            # regenerated JSONL
     out = Path(out); root = out/"stream"
     plan_stream(read_jsonl_resumable(Path(conversations)), verifier, root, extract_cfg)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)
-    if train_cfg.precision == "auto" and not (out/"train"/"checkpoint.pt").exists():   # measured before the producer loads the CPU
+    # measured before the producer loads the CPU
+    if train_cfg.precision == "auto" and not (out/"train"/"checkpoint.pt").exists():
         train_cfg = replace(train_cfg, precision="bf16" if train_cfg.bf16 else "fp32")
     spec = {"conversations": str(conversations), "verifier": str(verifier), "root": str(root), "cfg": asdict(extract_cfg),
             "passes": passes, "most": most, "parent": os.getpid(), "threads": 0}

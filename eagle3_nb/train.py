@@ -8,13 +8,14 @@ import importlib, importlib.util, itertools, json, math, os, random, time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from transformers import LlamaConfig
 from .core import Eagle3Error, atomic_write, read_json, write_json
 from .extract import HiddenStates, fast_bf16
 from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
+if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
 __all__ = ['LOGGERS', 'TrainConfig', 'verifier_logits', 'target_head', 'kept_rows', 'ttt_loss', 'build_draft', 'token_probe',
@@ -97,7 +98,7 @@ def _shift(x:torch.Tensor, n:int, fill=0)->torch.Tensor:
     return out
 
 def _at(x:torch.Tensor, n:int, where:torch.Tensor)->torch.Tensor:
-    "`_shift(x, n)[where]` without the shifted copy of x (for `where` False past the end): the (B, T, Vd) targets are not copied per step."
+    "`_shift(x, n)[where]` without a shifted copy of x (`where` is False past the end): the (B, T, Vd) targets stay put."
     return x[:, n:][where[:, :x.shape[1] - n]]
 
 def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
@@ -159,7 +160,8 @@ def _collate(samples:list)->dict:
     return {k: torch.stack([pad(s[k]) for s in samples]) for k in ("input_ids", "loss_mask", "aux", "last")}
 
 def _schedule(opt, total:int, warm:int):
-    f = lambda s: (s + 1) / max(warm, 1) if s < warm else 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (s - warm) / max(total - warm, 1)))
+    cos = lambda s: 1 + math.cos(math.pi * (s - warm) / max(total - warm, 1))   # 2 -> 0 after the warmup
+    f = lambda s: (s + 1) / max(warm, 1) if s < warm else 0.1 + 0.9 * 0.5 * cos(s)
     return torch.optim.lr_scheduler.LambdaLR(opt, f)
 
 def _batches(lengths:list,         # tokens of each sample
@@ -177,7 +179,8 @@ def _batches(lengths:list,         # tokens of each sample
     n, g = len(lengths), torch.Generator().manual_seed(cfg.seed * 1000 + epoch)
     order = torch.randperm(n, generator=g).tolist()
     if cfg.group_by_length:
-        order = [j for i in range(0, n, 16 * cfg.batch_size) for j in sorted(order[i:i + 16 * cfg.batch_size], key=lengths.__getitem__)]
+        w = 16 * cfg.batch_size
+        order = [j for i in range(0, n, w) for j in sorted(order[i:i + w], key=lengths.__getitem__)]
     out = [order[i:i + cfg.batch_size] for i in range(0, n, cfg.batch_size)]
     return [out[i] for i in torch.randperm(len(out), generator=g).tolist()] if cfg.group_by_length else out
 
@@ -564,7 +567,8 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
         idx = [pool[j] for j in plan[epoch][i][rank::world]]
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
-            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema), free(step)))
+            save = lambda: _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema)
+            ds.wait(idx, epoch, on_block=lambda: (save(), free(step)))
         batch = _collate([get(j, epoch) for j in idx])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
         hist.append(train_step(model, batch, head, opt, sched, params, cfg, eps, world, step))

@@ -77,7 +77,8 @@ def load_verifier(path:str|Path|None=None, # HF directory or Hub id; default: th
     from transformers import AutoModelForCausalLM, AutoTokenizer
     path = str(path or embedded_verifier())
     tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype), **({"device_map": "auto"} if device == "auto" else {}))
+    placed = {"device_map": "auto"} if device == "auto" else {}
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype), **placed)
     return (model if device == "auto" else model.to(device)).eval(), tok
 
 def chat_ids(tok, prompt:str)->list[int]:

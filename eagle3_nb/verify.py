@@ -57,12 +57,14 @@ class Report:
     def ok(self)->bool: return not self.errors
     def add(self, *a): self.findings.append(Finding(*a))
     def to_json(self)->dict:
-        return {"checkpoint": self.checkpoint, "ok": self.ok, "checks": self.checks, "findings": [asdict(f) for f in self.findings]}
+        return {"checkpoint": self.checkpoint, "ok": self.ok, "checks": self.checks,
+                "findings": [asdict(f) for f in self.findings]}
     def text(self)->str:
         "Errors first, then warnings, each group in the order of KINDS."
         n_err = len(self.errors)
         n_warn = len(self.findings) - n_err
-        head = f"{self.checkpoint}: {'OK' if self.ok else 'FAILED'} ({n_err} errors, {n_warn} warnings; checks: {', '.join(self.checks)})"
+        head = (f"{self.checkpoint}: {'OK' if self.ok else 'FAILED'} "
+                f"({n_err} errors, {n_warn} warnings; checks: {', '.join(self.checks)})")
         order = list(KINDS)
         rows = sorted(self.findings, key=lambda f: (f.severity != "error", order.index(f.check) if f.check in order else 99))
         row = lambda f: f"  {f.severity.upper():7} [{f.check}] {f.where}: found {f.found}, expected {f.expected} -> {f.fix}"
@@ -81,7 +83,8 @@ def check_against_verifier(r:Report,                      # the report the rows 
     r.checks.append("verifier")
     kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size)
     try:
-        d = derive_draft_config(verifier, aux_layer_ids=s.aux_layer_ids or None, norm_before_residual=s.norm_before_residual_used, **kw)
+        d = derive_draft_config(verifier, aux_layer_ids=s.aux_layer_ids or None,
+                                norm_before_residual=s.norm_before_residual_used, **kw)
     except CheckpointError: d = derive_draft_config(verifier, **kw)  # bad aux ids: reported by check_aux_ids
     e = derived_spec(d.config)
     src = f"the reference ({reference.source})" if reference else "the derived config"
@@ -245,7 +248,8 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
     if isa == "amx": torch.cpu._init_amx()
     q, k, v = (torch.randn(1, 1, h, dtype=dt) for _ in range(3))   # (tokens, heads, head_size)
     kc, vc = torch.zeros(1, 1, 2 * bs, h, dtype=dt).chunk(2, dim=2)  # (blocks, kv heads, block, head_size) each
-    starts, lens, out = torch.tensor([0, 1], dtype=torch.int32), torch.tensor([1], dtype=torch.int32), torch.zeros(1, 1, h, dtype=dt)
+    starts, lens = torch.tensor([0, 1], dtype=torch.int32), torch.tensor([1], dtype=torch.int32)
+    out = torch.zeros(1, 1, h, dtype=dt)
     try:
         ops.cpu_attn_reshape_and_cache(k, v, kc, vc, torch.tensor([0]), isa)
         md = ops.cpu_attn_get_scheduler_metadata(num_reqs=1, num_heads=1, num_kv_heads=1, head_dim=h, seq_lens=lens, dtype=dt,
@@ -284,7 +288,8 @@ def _kv_spec(tc:dict, dtype, block:int=16, mla:bool=False, window:int|None=None)
     "vLLM's KV cache spec of one attention layer described by a text config."
     from vllm.v1.kv_cache_interface import FullAttentionSpec, MLAAttentionSpec, SlidingWindowSpec
     if mla:
-        return MLAAttentionSpec(block_size=block, num_kv_heads=1, head_size=tc["kv_lora_rank"] + tc["qk_rope_head_dim"], dtype=dtype)
+        return MLAAttentionSpec(block_size=block, num_kv_heads=1, dtype=dtype,
+                                head_size=tc["kv_lora_rank"] + tc["qk_rope_head_dim"])
     heads = tc["num_attention_heads"]
     kw = dict(block_size=block, num_kv_heads=tc.get("num_key_value_heads") or heads,
               head_size=tc.get("head_dim") or tc["hidden_size"] // heads, dtype=dtype)
@@ -314,7 +319,8 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     pages = sorted({x.page_size_bytes for x in specs.values()})
     try: groups = get_kv_cache_groups(cfg, specs)
     except (NotImplementedError, ValueError, AssertionError) as e:
-        return False, f"vLLM {vllm.__version__} cannot place the draft's KV cache beside the verifier's (pages {pages} bytes): {e}"
+        return False, (f"vLLM {vllm.__version__} cannot place the draft's KV cache beside the verifier's "
+                       f"(pages {pages} bytes): {e}")
     except AttributeError as e:
         return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
     return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"

@@ -177,8 +177,10 @@ def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
 
 class DecodeCapture:
     "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
-    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list|None, dtype:str, # None: the default; dtype: the engine's
-                 llm=None):   # an engine already started (eager, prefix caching off); None: one is started
+    def __init__(self, verifier:str|Path, cfg:ExtractConfig,
+                 layer_ids:list|None,   # None: the default
+                 dtype:str,             # the engine's
+                 llm=None):             # an engine already started (eager, prefix caching off); None: one is started
         if llm is None and not decode_capture_possible(cfg.engine):
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
@@ -203,7 +205,8 @@ class DecodeCapture:
         q = r.query_start_loc.np[:n + 1].tolist()
         if input_ids is None: raise Eagle3Error("the verifier was fed embeddings, not token ids; use capture='connector'")
         pos = (positions if positions.dim() == 1 else positions[0])[:q[-1]].to("cpu", copy=True)   # vLLM reuses its buffers
-        ids, st = input_ids[:q[-1]].to("cpu", copy=True), torch.stack([a[:q[-1]] for a in aux], 1).to("cpu", self.dt)  # one copy per step
+        ids = input_ids[:q[-1]].to("cpu", copy=True)                              # one copy per step
+        st = torch.stack([a[:q[-1]] for a in aux], 1).to("cpu", self.dt)
         for i, rid in enumerate(r.input_batch.req_ids[:n]):
             self.rows.setdefault(rid, []).append((pos[q[i]:q[i + 1]], ids[q[i]:q[i + 1]], st[q[i]:q[i + 1]]))
         return hidden
@@ -219,7 +222,7 @@ class DecodeCapture:
         self.rows = {}
         return seqs
     def states(self, outs:list, ids:list, names:list)->list[tuple]:
-        "`(aux, last)` for each output of `generate`/`chat`, whose fed-back token ids are `ids`; `names` (the records' ids) for errors."
+        "`(aux, last)` for each output of `generate`/`chat` (fed-back token ids `ids`; `names`, the records' ids, for errors)."
         seqs, got = self._sequences(), []
         for x, n in zip(ids, names):
             st = seqs.get(tuple(x))
@@ -272,7 +275,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
                            out:str|Path,             # extraction directory (resumed)
                            rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature, the engine's dtype
                            cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes, lengths, engine
-                           capture:str="auto",       # "decode" (`DecodeCapture`), "connector" (`VLLMCapture`); auto: decode where possible
+                           capture:str="auto",       # decode (`DecodeCapture`), connector (`VLLMCapture`); auto: decode if it can
                           )->dict:
     "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
     from tqdm.auto import tqdm
