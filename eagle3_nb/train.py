@@ -555,6 +555,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), step)
     t0, ntok, plan = time.perf_counter(), 0, {}
+    def save(): _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema)   # at the current step
     def free(s):   # a stream: delete the shards that the checkpoint of step s no longer needs
         e, i = divmod(s, per_epoch)
         done = (plan.get(e) or _batches(lengths, cfg, e, blocks))[:i]   # the current epoch's plan is already drawn
@@ -567,7 +568,6 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
         idx = [pool[j] for j in plan[epoch][i][rank::world]]
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
-            save = lambda: _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema)
             ds.wait(idx, epoch, on_block=lambda: (save(), free(step)))
         batch = _collate([get(j, epoch) for j in idx])
         batch = {k: v.to(cfg.device) for k, v in batch.items()}
@@ -583,7 +583,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{tok_s:.0f}",
                         **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if step % cfg.ckpt_every == 0 or step == total:
-            _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema)
+            save()
             if stream: free(step)
     bar.close()
     log.close()
