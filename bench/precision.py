@@ -21,7 +21,8 @@ from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.extract import (ExtractConfig, HiddenStates, RegenConfig, bf16_speedup, default_prompts, extract,
                                precision_reason, read_jsonl_resumable, regenerate, vllm_env)
 from eagle3_nb.pipeline import PRESETS
-from eagle3_nb.train import TrainConfig, _collate, build_draft, target_head, ttt_loss
+from eagle3_nb.objective import target_head, ttt_loss
+from eagle3_nb.train import TrainConfig, _collate, build_draft
 from eagle3_nb.verifier import embedded_verifier
 
 def regen_rate(recs, v, out, dtype, n_tok):
@@ -46,7 +47,8 @@ def train_rate(data, steps, prec):
     batches = [_collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
     eps = ds.manifest["verifier"]["rms_norm_eps"]
     def step(b):
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=prec == "bf16"): return ttt_loss(model, b, th, tc, eps)[0]
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=prec == "bf16"):
+            return ttt_loss(model, b, th, tc.ttt_steps, eps, tc.step_decay)[0]
     step(batches[0]).backward()
     t, ntok = time.perf_counter(), 0
     for b in batches[1:]:

@@ -15,7 +15,8 @@ from eagle3_nb.extract import (ExtractConfig, RegenConfig, auto_dtype, default_p
                                read_jsonl_resumable, regenerate, sampled_copies, vllm_env)
 from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.self_prompts import self_prompts
-from eagle3_nb.train import TrainConfig, offline_acceptance, train
+from eagle3_nb.objective import offline_acceptance
+from eagle3_nb.train import TrainConfig, train
 from eagle3_nb.verifier import embedded_verifier
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ import argparse, json, resource, time
 import torch
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.extract import HiddenStates
-from eagle3_nb.train import TrainConfig, _collate, build_draft, target_head, ttt_loss
+from eagle3_nb.objective import target_head, ttt_loss
+from eagle3_nb.train import TrainConfig, _collate, build_draft
 from eagle3_nb.verifier import embedded_verifier
 
 if __name__ == "__main__":
@@ -25,7 +26,8 @@ if __name__ == "__main__":
         model = build_draft(cfg, ds, tc); th = target_head(head, torch.arange(8192) + model.d2t)   # as `train` does
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
         def step(b):
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16): return ttt_loss(model, b, th, tc, eps)[0]
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16):
+                return ttt_loss(model, b, th, tc.ttt_steps, eps, tc.step_decay)[0]
         step(batches[0]).backward()  # warm-up
         t, ntok = time.perf_counter(), 0
         for b in batches:

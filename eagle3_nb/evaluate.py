@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from .extract import EngineConfig, ExtractConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
 from .model import Eagle3Draft
 from .convert import checkpoint_weights
-from .train import offline_acceptance
+from .objective import offline_acceptance
 from .core import atomic_write, read_json, write_json
 
 # %% auto #0

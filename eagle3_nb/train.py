@@ -14,13 +14,13 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import Eagle3Error, atomic_write, read_json, write_json
 from .extract import HiddenStates, fast_bf16
-from .model import Eagle3Draft, StepCache, draft_vocab, export_vllm, ttt_mask
+from .model import Eagle3Draft, draft_vocab, export_vllm
+from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['LOGGERS', 'TrainConfig', 'verifier_logits', 'target_head', 'kept_rows', 'ttt_loss', 'build_draft', 'token_probe',
-           'low_freq_dims', 'copy_init', 'chain_draft', 'offline_acceptance', 'heldout_split', 'log_backends', 'RunLog',
-           'step_scalars', 'param_groups', 'train_step', 'WeightAverage', 'train']
+__all__ = ['LOGGERS', 'TrainConfig', 'build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'heldout_split', 'log_backends',
+           'RunLog', 'step_scalars', 'param_groups', 'train_step', 'WeightAverage', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run's scalars
@@ -69,89 +69,6 @@ class TrainConfig:
             raise ValueError(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
     @property
     def bf16(self)->bool: return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
-
-# %% ../nbs/04_train.ipynb #ba730835
-def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
-                    head:dict,                    # `norm.weight` and `lm_head.weight` of the verifier
-                    rows:torch.Tensor|None=None,  # vocabulary rows to compute; None: all
-                    eps:float=1e-5,               # the verifier's rms_norm_eps
-                   )->torch.Tensor:
-    "Verifier logits (..., V) — or only the columns `rows` — from the stored last hidden state and head."
-    h = last.float(); h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * head["norm.weight"].float()
-    w = head["lm_head.weight"].float()
-    return h @ (w if rows is None else w[rows]).T
-
-def target_head(head:dict, rows:torch.Tensor)->dict:
-    "The verifier's final norm and the `rows` of its `lm_head` in float32, made once for `verifier_logits`."
-    return {"norm.weight": head["norm.weight"].float(), "lm_head.weight": head["lm_head.weight"].float()[rows].contiguous()}
-
-# %% ../nbs/04_train.ipynb #1344ff57
-def _global_sum(x:torch.Tensor, world:int)->torch.Tensor:
-    if world > 1:
-        import torch.distributed as dist
-        x = x.clone(); dist.all_reduce(x)
-    return x
-
-def _shift(x:torch.Tensor, n:int, fill=0)->torch.Tensor:
-    "x[:, t+n] at t (B, T, ...), `fill` past the end."
-    out = torch.full_like(x, fill); out[:, :x.shape[1] - n] = x[:, n:]
-    return out
-
-def _at(x:torch.Tensor, n:int, where:torch.Tensor)->torch.Tensor:
-    "`_shift(x, n)[where]` without a shifted copy of x (`where` is False past the end): the (B, T, Vd) targets stay put."
-    return x[:, n:][where[:, :x.shape[1] - n]]
-
-def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
-    "The positions where `keep` (B, T) is True, left-aligned per row and padded with 0 (B, N), and which are real (B, N)."
-    n = keep.sum(1)
-    real = torch.arange(int(n.max()) if len(n) else 0, device=keep.device) < n[:, None]
-    idx = torch.zeros(real.shape, dtype=torch.long, device=keep.device)
-    idx[real] = keep.nonzero()[:, 1]                                     # row-major: each row's positions in order
-    return idx, real
-
-def ttt_loss(model:Eagle3Draft, # the draft
-             batch:dict,        # a collated batch: input_ids, loss_mask, aux, last, lengths
-             head:dict,         # the verifier's head on the draft vocabulary (`target_head`)
-             cfg:TrainConfig,   # ttt_steps and the step weights
-             eps:float,         # the verifier's rms_norm_eps
-             world:int=1,       # number of ranks (the loss is normalised over all of them)
-            )->tuple[torch.Tensor, list, list]:
-    "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
-    ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
-    B, T = ids.shape
-    need = torch.zeros_like(mask)                                        # positions some step scores against
-    for k in range(cfg.ttt_steps): need[:, 1 + k:] |= _shift(mask, 2 + k, False)[:, :T - 1 - k]
-    row = torch.full((B, T), -1, dtype=torch.long, device=ids.device)
-    row[need] = torch.arange(int(need.sum()), device=ids.device)         # (B, T) -> row of the targets below
-    with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
-        tl = verifier_logits(last[need], head, eps=eps)                  # (M, Vd): prompt and padding left out
-        p, arg = tl.softmax(-1), tl.argmax(-1)
-    later = torch.zeros_like(mask)                                       # positions a step after the first scores at
-    for k in range(1, cfg.ttt_steps): later |= _shift(mask, 2 + k, False)
-    idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
-    b = torch.arange(B, device=ids.device)[:, None]
-    hidden, cache = model.fuse(aux), StepCache()
-    total, losses, accs = 0.0, [], []
-    for k in range(cfg.ttt_steps):
-        valid = _shift(mask, 2 + k, False)
-        n = _global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
-        if n == 0: break
-        if k == 0:   # every position: the prompt's states are the keys of all later steps
-            att, x, sel = ttt_mask(T, 0, ids.device)[None, None], _shift(ids, 1), valid
-            pos = torch.arange(T, device=ids.device).expand(B, T)
-        else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
-            if k == 1: hidden = hidden[b, idx]                           # (B, N, H)
-            eye = torch.eye(idx.shape[1], dtype=torch.bool, device=ids.device).expand(B, -1, -1)
-            att = torch.cat([torch.arange(T, device=ids.device) <= idx[..., None]] + [eye] * k, -1)[:, None]  # (B, 1, N, T+kN)
-            x, pos, sel = _shift(ids, 1 + k)[b, idx], idx + k, valid[b, idx] & real
-        hidden, logits = model(hidden, x, pos, att, cache, select=sel)   # logits only where scored (n, Vd)
-        lp = logits.float().log_softmax(-1)
-        at = _at(row, 1 + k, valid)                                       # the targets' rows of the scored tokens
-        lk = -(p[at] * lp).sum() * world / n                             # ranks' gradients are averaged
-        total = total + cfg.step_decay ** k * lk
-        losses.append(lk.item() / world)
-        accs.append((lp.argmax(-1) == arg[at]).float().mean().item())  # argmax in fp32: faster than in bf16, same index
-    return total, losses, accs
 
 # %% ../nbs/04_train.ipynb #4c0fc0bd
 def _collate(samples:list)->dict:
@@ -303,50 +220,6 @@ def _allreduce_grads(params:list, world:int):
             dist.all_reduce(p.grad)
             p.grad /= world
 
-# %% ../nbs/04_train.ipynb #a5b944a1
-@torch.no_grad()
-def chain_draft(model:Eagle3Draft, # the draft, in float32
-                aux:torch.Tensor,  # (T, n_aux*H) the verifier's aux states of one sequence
-                ids:torch.Tensor,  # (T,) its token ids
-                k:int,             # tokens drafted after each position
-               )->torch.Tensor:
-    "Greedy draft tokens (T, k) (verifier ids) proposed after each position t, for one sequence."
-    T = ids.shape[0]
-    hidden, cache = model.fuse(aux[None].float()), StepCache()                          # (1, T, H)
-    pos, tok = torch.arange(T, device=ids.device)[None], torch.cat([ids[1:], ids[:1]])[None]   # (1, T): token t+1 at t
-    out = []
-    for j in range(k):
-        hidden, logits = model(hidden, tok, pos + j, ttt_mask(T, j, ids.device)[None, None], cache)
-        d = logits.argmax(-1)                                               # (1, T) draft-vocabulary ids
-        tok = d + model.d2t[d]                                              # (1, T) verifier ids
-        out.append(tok[0])
-    return torch.stack(out, -1)
-
-def offline_acceptance(model:Eagle3Draft,              # the draft, in float32
-                       data:str|Path|HiddenStates,     # extracted greedy answers of the verifier (held out)
-                       k:int=3,                        # speculative tokens per step
-                       samples:list|None=None,         # indices of the samples to use; None: all
-                      )->dict:
-    "Mean acceptance length and per-position acceptance of greedy chain drafting on extracted greedy answers."
-    ds = data if isinstance(data, HiddenStates) else HiddenStates(data)
-    lens, training, dev = [], model.training, next(model.parameters()).device
-    model.eval()
-    for i in (range(len(ds)) if samples is None else samples):
-        s = ds[i]
-        ids, mask = s["input_ids"], s["loss_mask"].bool()
-        drafts = chain_draft(model, s["aux"].to(dev), ids.to(dev), k).cpu()   # (T, k)
-        ans = mask.nonzero().flatten()
-        t, end = int(ans[0]) - 1, int(ans[-1]) - 1   # answer tokens; the last masked one is the template's newline
-        while t + 1 < end:
-            n = 0
-            while n < k and t + 2 + n <= end and int(drafts[t, n]) == int(ids[t + 2 + n]): n += 1
-            lens.append(n)
-            t += n + 1
-    model.train(training)
-    lens = torch.tensor(lens)
-    return {"drafts": len(lens), "mean_acceptance_length": 1 + lens.float().mean().item(),
-            "per_position": [(lens > j).float().mean().item() for j in range(k)]}
-
 # %% ../nbs/04_train.ipynb #42c1a101
 def heldout_split(n:int,        # samples
                   frac:float,    # share held out (0: none)
@@ -440,16 +313,16 @@ def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
                step:int,          # steps done before this one
               )->dict:
     "One optimiser step on `batch`; returns its history row."
-    kc = cfg if (step + 1) % cfg.ttt_every == 0 else replace(cfg, ttt_steps=1)   # `ttt_every`: other batches train step 0
+    steps = cfg.ttt_steps if (step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-        loss, losses, accs = ttt_loss(model, batch, head, kc, eps, world)
+        loss, losses, accs = ttt_loss(model, batch, head, steps, eps, cfg.step_decay, world)
     opt.zero_grad()
     loss.backward()
     if not cfg.fsdp: _allreduce_grads(params, world)                 # FSDP reduce-scatters (and averages) by itself
     torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
     opt.step()
     sched.step()
-    loss = float(_global_sum(loss.detach(), world)) / world
+    loss = float(global_sum(loss.detach(), world)) / world
     return {"step": step + 1, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[-1]}
 
 # %% ../nbs/04_train.ipynb #398bf161

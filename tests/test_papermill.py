@@ -20,7 +20,8 @@ def test_every_stage_notebook_has_one_parameters_cell():
         cells = json.loads(nb.read_text())["cells"]
         tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
         assert len(tagged) == 1, nb.name
-        for c in tagged: assert "run_dir" in "".join(c["source"]), nb.name
+        if nb.stem != "03b_objective":                       # a loss and a metric: it writes no file
+            for c in tagged: assert "run_dir" in "".join(c["source"]), nb.name
         if nb.stem in STAGES: assert "verifier" in "".join(tagged[0]["source"]), nb.name
 
 @pytest.mark.parametrize("stage", STAGES)
