@@ -6,7 +6,8 @@ Usage: python bench/capture.py [--prompts 256] [--dtype auto] [--max-new-tokens 
 """
 import argparse, shutil, tempfile, time
 from pathlib import Path
-from eagle3_nb.extract import ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract, regenerate
+from eagle3_nb.engine import auto_dtype
+from eagle3_nb.extract import ExtractConfig, RegenConfig, default_prompts, extract, regenerate
 from eagle3_nb.verifier import embedded_verifier
 from eagle3_nb.vllm_extract import regenerate_and_extract
 

@@ -18,8 +18,9 @@ if "--as-avx2" in sys.argv:   # what vLLM reads to choose between its AVX-512 an
     for name in ("_is_avx512_supported", "_is_avx512_vnni_supported", "_is_avx512_bf16_supported", "_is_amx_tile_supported"):
         setattr(torch.cpu, name, lambda: False)
 from eagle3_nb.derive import derive_draft_config
-from eagle3_nb.extract import (ExtractConfig, HiddenStates, RegenConfig, bf16_speedup, default_prompts, extract,
-                               precision_reason, read_jsonl_resumable, regenerate, vllm_env)
+from eagle3_nb.engine import bf16_speedup, precision_reason, vllm_env
+from eagle3_nb.extract import (ExtractConfig, HiddenStates, RegenConfig, default_prompts, extract, read_jsonl_resumable,
+                               regenerate)
 from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.objective import target_head, ttt_loss
 from eagle3_nb.train import TrainConfig, _collate, build_draft

@@ -4,7 +4,8 @@ one engine, output tokens/s. A chunk is also the unit of resume (answers are wri
 Usage: python bench/regen_chunk.py [--prompts 512] [--chunks 128,512,256] [--dtype bfloat16] [--max-new-tokens 192]
 """
 import argparse, time
-from eagle3_nb.extract import RegenConfig, _first_turn, auto_dtype, default_prompts, sampling_params, vllm_engine
+from eagle3_nb.engine import auto_dtype, vllm_engine
+from eagle3_nb.extract import RegenConfig, _first_turn, default_prompts, sampling_params
 from eagle3_nb.verifier import embedded_verifier
 
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -104,12 +104,12 @@ def _cuda()->bool:
 
 def _engine_options(g:dict)->dict:
     "vLLM's start-up options in `g` (a `given` dict: `EngineConfig` fields, flat, by vLLM's names), which loses them."
-    from eagle3_nb.extract import EngineConfig
+    from eagle3_nb.engine import EngineConfig
     return {f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g}
 
 def _engine(g:dict):
     "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them."
-    from eagle3_nb.extract import EngineConfig
+    from eagle3_nb.engine import EngineConfig
     return EngineConfig(**_engine_options(g))
 
 def cmd_regenerate(a)->int:
@@ -358,7 +358,7 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
                                                     "(shard over GPUs)")
     ev.add_argument("--dtype", default="float32", help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")
     if wanted("evaluate"):
-        from eagle3_nb.extract import EngineConfig
+        from eagle3_nb.engine import EngineConfig
         add_fields(ev, EngineConfig)
     for name, fn, help, preset, rd in (
             ("run", cmd_run, "every stage for one verifier into a run directory, resumable (pre-flight verify, "

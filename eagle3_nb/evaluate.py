@@ -8,7 +8,8 @@ import contextlib, gc, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .extract import EngineConfig, ExtractConfig, HiddenStates, VLLMBar, vllm_engine, vllm_env
+from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
+from .extract import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
 from .convert import checkpoint_weights
 from .objective import offline_acceptance

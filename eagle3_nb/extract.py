@@ -4,26 +4,24 @@
 
 # %% ../nbs/02_extract.ipynb #f706c45a
 from __future__ import annotations
-import hashlib, itertools, json, os, statistics, time, warnings
-from dataclasses import dataclass, asdict, field
-from functools import cache
+import hashlib, itertools, json, os, time, warnings
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 from tqdm.auto import tqdm
-from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, torch_threads, write_json
-from .reference import fixture, load_config
+from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
+from .reference import load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
+from .engine import EngineConfig, VLLMBar, vllm_engine
 
 # %% auto #0
-__all__ = ['ROLES', 'BF16_WINS', 'VLLM_ENV', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies',
-           'parse_record', 'load_chat_records', 'prompt_records', 'EngineConfig', 'context_length', 'vllm_engine',
-           'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype', 'RegenConfig', 'read_jsonl_resumable',
-           'regenerate', 'vllm_env', 'VLLMBar', 'sampling_params', 'tokenize_conversation', 'capture_hidden',
-           'ExtractConfig', 'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize',
-           'read_sample', 'HiddenStates', 'vocab_coverage']
+__all__ = ['ROLES', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
+           'load_chat_records', 'prompt_records', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
+           'sampling_params', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'fit_sample',
+           'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #c8401b02
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
@@ -97,84 +95,6 @@ def prompt_records(source:str,       # "default" or "handwritten" (shipped sets)
         raise Eagle3Error(f"prompt source {source!r} has no usable records: give a .jsonl of "
                           '{"messages": [...]}, {"conversations": [...]} or {"prompt": ...} lines')
     return recs[:n] if n else recs
-
-# %% ../nbs/02_extract.ipynb #243dec2c
-@dataclass
-class EngineConfig:
-    "How vLLM is started: the same for regeneration, evaluation and the load probe."
-    tensor_parallel_size: int = 1        # GPUs one verifier is sharded over
-    max_model_len: int|None = None       # prompt + answer tokens per sequence; None: the verifier's context, at most 4096
-    gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
-    enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
-    seed: int = 0
-    def __post_init__(self):
-        if self.tensor_parallel_size < 1 or (self.max_model_len or 16) < 16:
-            raise ValueError("tensor_parallel_size >= 1 and max_model_len >= 16")
-        if not 0 < self.gpu_memory_utilization <= 1:
-            raise ValueError(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
-    @classmethod
-    def of(cls, x)->EngineConfig|None:
-        "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."
-        return cls(**x) if isinstance(x, dict) else x
-
-def context_length(verifier:str|Path, most:int=4096)->int:
-    "The verifier's context (`max_position_embeddings`, of its text model), at most `most`."
-    return min(most, text_config(load_config(verifier)).config.get("max_position_embeddings") or most)
-
-def vllm_engine(model:str|Path,                 # verifier directory or Hub id
-                dtype:str="float32",            # dtype vLLM serves in
-                engine:EngineConfig|None=None,  # start-up options; None: the defaults
-                draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
-                k:int=3,                        # speculative tokens per step (with `draft`)
-                extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a `kv_transfer_config`
-    "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
-    vllm_env()
-    from vllm import LLM
-    from vllm.platforms import current_platform
-    e, cpu = engine or EngineConfig(), current_platform.is_cpu()
-    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model), seed=e.seed,
-              enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
-    if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
-    if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | (extra or {})))
-
-# %% ../nbs/02_extract.ipynb #598c1ba4
-@cache
-def bf16_speedup(pairs:int=9)->float:
-    """How many times the float32 speed a bf16 matmul of a draft MLP's shape reaches on one core; measured once per process.
-    The median of `pairs` back-to-back ratios on one thread: another busy process slows both dtypes of a pair alike."""
-    a, b = torch.randn(256, 576), torch.randn(576, 1536)
-    ab, bb = a.bfloat16(), b.bfloat16()
-    def secs(x, y, n=2):
-        t = time.perf_counter()
-        for _ in range(n): x @ y
-        return time.perf_counter() - t
-    with torch_threads(1):                          # threads that wait for each other on a busy machine skew the ratio
-        secs(a, b, 1); secs(ab, bb, 1)              # oneDNN builds its kernels on the first call
-        ratios = []
-        for _ in range(pairs):
-            ratios.append(secs(a, b) / secs(ab, bb))
-            if ratios[-1] < 0.25: break             # emulated bf16 (~0.01x): no contention slows a pair that much
-    return statistics.median(ratios)
-
-def _gpu(device:str)->bool: return device.startswith("cuda") or device == "auto"   # "auto": device_map over the GPUs
-
-BF16_WINS = 1 / 0.9   # on a CPU, bf16 is chosen where its matmul runs at more than this times the float32 speed
-
-def fast_bf16(device:str="cpu")->bool:
-    "True where bfloat16 is the faster choice on `device`: always on CUDA; on a CPU, where it beats float32 by 10%."
-    return _gpu(device) or bf16_speedup() > BF16_WINS
-
-def precision_reason(device:str="cpu")->str:
-    "What `auto` picks on `device`, and the measurement behind it, in one line."
-    if _gpu(device): return "bfloat16 (a GPU)"
-    r, cap = bf16_speedup(), torch.backends.cpu.get_cpu_capability()
-    why = f"a bf16 matmul ran at {r:.2f}x the float32 speed on this CPU ({cap})"
-    return f"bfloat16: {why}" if fast_bf16(device) else f"float32: {why}, not the {BF16_WINS:.2f}x bf16 needs"
-
-def auto_dtype(dtype:str, device:str="cpu")->str:
-    "`dtype`, with 'auto' resolved to bfloat16 where it is fast on `device`, else float32."
-    return ("bfloat16" if fast_bf16(device) else "float32") if dtype == "auto" else dtype
 
 # %% ../nbs/02_extract.ipynb #74de9cf3
 @dataclass
@@ -251,25 +171,6 @@ def _hf_generate(todo, verifier, cfg, bar):
         new = outs[:, enc["input_ids"].shape[1]:]
         bar.update(len(batch))
         yield batch, [(tok.decode(o, skip_special_tokens=True).strip(), bool((o == tok.eos_token_id).any())) for o in new]
-
-VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed, starts faster
-            "VLLM_CPU_KVCACHE_SPACE": "2", "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": "ERROR"}
-
-def vllm_env(env:dict|None=None)->dict:
-    "Set the vLLM defaults every stage uses in `env` (default: `os.environ`); values already set win."
-    env = os.environ if env is None else env
-    for k, v in VLLM_ENV.items(): env.setdefault(k, v)
-    return env
-
-class VLLMBar:
-    "What vLLM's `use_tqdm` accepts, advancing an outer bar per finished request and leaving it open for the next call."
-    def __init__(self, bar): self.bar, self.postfix = bar, ""
-    def __call__(self, it=None, **kw): return self if it is None else it   # vLLM also wraps the requests it adds
-    n = property(lambda self: self.bar.n)
-    format_dict = property(lambda self: {**self.bar.format_dict, "elapsed": max(self.bar.format_dict["elapsed"], 1e-6)})
-    def update(self, n=1): self.bar.update(n)
-    def refresh(self): self.bar.refresh()
-    def close(self): pass
 
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
     "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens`, `extra`."

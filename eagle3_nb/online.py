@@ -13,7 +13,8 @@ from safetensors.torch import load_file, save_file
 from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
 from .reference import load_config
 from .derive import text_config
-from .extract import EngineConfig, ExtractConfig, _encode, extract, read_jsonl_resumable, read_sample
+from .engine import EngineConfig
+from .extract import ExtractConfig, _encode, extract, read_jsonl_resumable, read_sample
 from .train import TrainConfig, train
 
 # %% auto #0

@@ -4,15 +4,15 @@
 
 # %% ../nbs/07_pipeline.ipynb #2ec5271d
 from __future__ import annotations
-import dataclasses, json, time
-from dataclasses import dataclass, field, fields, replace
+import dataclasses, time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from .core import CheckpointError, Eagle3Error, read_json, write_json
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
-from .extract import (EngineConfig, ExtractConfig, RegenConfig, auto_dtype, default_prompts, extract,
-                               context_length, precision_reason, prompt_records, read_jsonl_resumable,
-                               regenerate, sampled_copies, vllm_env)
+from .engine import EngineConfig, auto_dtype, context_length, precision_reason
+from .extract import (ExtractConfig, RegenConfig, extract, prompt_records, read_jsonl_resumable, regenerate,
+                               sampled_copies)
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify, vllm_eagle3_support

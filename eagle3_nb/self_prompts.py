@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from tqdm.auto import tqdm
 from .core import Eagle3Error, write_json
-from .extract import EngineConfig, VLLMBar, read_jsonl_resumable, vllm_engine
+from .engine import EngineConfig, VLLMBar, vllm_engine
+from .extract import read_jsonl_resumable
 
 # %% auto #0
 __all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',

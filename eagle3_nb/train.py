@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_train.ipynb #a7ee0540
 from __future__ import annotations
-import importlib, importlib.util, itertools, json, math, os, random, time
+import importlib, importlib.util, itertools, math, os, random, time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import Eagle3Error, atomic_write, read_json, write_json
-from .extract import HiddenStates, fast_bf16
+from .engine import fast_bf16
+from .extract import HiddenStates
 from .model import Eagle3Draft, draft_vocab, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 if TYPE_CHECKING: from transformers import LlamaConfig

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from .core import CheckpointError, Eagle3Error, read_json, read_tensors, tensor_files, torch_dtype
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import derive_draft_config, derived_spec, expected_shapes, text_config
-from .extract import vllm_env
+from .engine import vllm_env
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',

@@ -15,9 +15,9 @@ from .core import Eagle3Error, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import text_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids
-from .extract import (EngineConfig, ExtractConfig, HiddenStates, RegenConfig, VLLMBar, _batches_of, _first_turn,
-                               _manifest, _save_head, context_length, fit_sample, sampling_params, summarize, vllm_engine,
-                               vllm_env, write_shard)
+from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
+from .extract import (ExtractConfig, HiddenStates, RegenConfig, _batches_of, _first_turn, _manifest,
+                               _save_head, fit_sample, sampling_params, summarize, write_shard)
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
