@@ -15,7 +15,8 @@ from .extract import (ExtractConfig, RegenConfig, extract, prompt_records, read_
                                sampled_copies)
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
-from .verify import verify, vllm_eagle3_support
+from .verify import verify
+from .vllm_support import vllm_eagle3_support
 
 # %% auto #0
 __all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',

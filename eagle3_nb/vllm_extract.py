@@ -100,7 +100,7 @@ def verifier_head(verifier:str|Path)->dict:
 class VLLMCapture:
     "The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector stores, one file each."
     def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, store:str|Path):
-        from eagle3_nb.verify import vllm_eagle3_support
+        from eagle3_nb.vllm_support import vllm_eagle3_support
         vc = load_config(verifier)
         ok, why = vllm_eagle3_support(vc.get("architectures") or [])
         if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; or extract with "
