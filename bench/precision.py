@@ -23,7 +23,8 @@ from eagle3_nb.extract import (ExtractConfig, HiddenStates, RegenConfig, default
                                regenerate)
 from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.objective import target_head, ttt_loss
-from eagle3_nb.train import TrainConfig, _collate, build_draft
+from eagle3_nb.draft_init import build_draft
+from eagle3_nb.train import TrainConfig, _collate
 from eagle3_nb.verifier import embedded_verifier
 
 def regen_rate(recs, v, out, dtype, n_tok):
@@ -43,7 +44,8 @@ def train_rate(data, steps, prec):
     "Loss tokens/s of the demo's training step (K=2, batch 4), after one warm-up step."
     ds, tc = HiddenStates(data), TrainConfig(**{**PRESETS["demo"]["train"], "precision": prec, "batch_size": 4})
     cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=tc.draft_vocab_size).config
-    model = build_draft(cfg, ds, tc); th = target_head(ds.head(), torch.arange(tc.draft_vocab_size) + model.d2t)
+    model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
+    th = target_head(ds.head(), torch.arange(tc.draft_vocab_size) + model.d2t)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
     batches = [_collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
     eps = ds.manifest["verifier"]["rms_norm_eps"]

@@ -8,7 +8,8 @@ import torch
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.extract import HiddenStates
 from eagle3_nb.objective import target_head, ttt_loss
-from eagle3_nb.train import TrainConfig, _collate, build_draft
+from eagle3_nb.draft_init import build_draft
+from eagle3_nb.train import TrainConfig, _collate
 from eagle3_nb.verifier import embedded_verifier
 
 if __name__ == "__main__":
@@ -23,7 +24,8 @@ if __name__ == "__main__":
     res = {}
     for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""), (3, "bf16", plain, ""), (3, "bf16", by_len, " grouped")):
         tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size, precision=prec)
-        model = build_draft(cfg, ds, tc); th = target_head(head, torch.arange(8192) + model.d2t)   # as `train` does
+        model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
+        th = target_head(head, torch.arange(8192) + model.d2t)   # as `train` does
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
         def step(b):
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16):

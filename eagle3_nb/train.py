@@ -15,13 +15,14 @@ from tqdm.auto import tqdm
 from .core import Eagle3Error, atomic_write, read_json, write_json
 from .engine import fast_bf16
 from .extract import HiddenStates
-from .model import Eagle3Draft, draft_vocab, export_vllm
+from .model import Eagle3Draft, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
+from .draft_init import build_draft
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['LOGGERS', 'TrainConfig', 'build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'heldout_split', 'log_backends',
-           'RunLog', 'step_scalars', 'param_groups', 'train_step', 'WeightAverage', 'train']
+__all__ = ['LOGGERS', 'TrainConfig', 'heldout_split', 'log_backends', 'RunLog', 'step_scalars', 'param_groups', 'train_step',
+           'WeightAverage', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run's scalars
@@ -109,76 +110,6 @@ def _pool_blocks(sizes:list, pool:list)->list:
         while j >= bounds[k]: k += 1
         out[k] += 1
     return out
-
-# %% ../nbs/04_train.ipynb #1794a54c
-def build_draft(config:LlamaConfig, # the derived draft config
-                ds:HiddenStates,    # the extracted data (embedding, head, token counts)
-                cfg:TrainConfig,    # draft vocabulary and copy-head settings
-               )->Eagle3Draft:
-    "A fresh draft: the verifier's frozen embedding, the data's draft vocabulary, `lm_head`/`norm` from the verifier."
-    torch.manual_seed(cfg.seed)
-    d2t, t2d = draft_vocab(ds.token_counts(), cfg.draft_vocab_size)
-    head = ds.head()
-    m = Eagle3Draft(config, embed=head["embed_tokens.weight"])
-    m.d2t.copy_(d2t); m.t2d.copy_(t2d)
-    if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
-        m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
-        m.norm.weight.data.copy_(head["norm.weight"].float() * cfg.norm_init_scale)
-    if cfg.copy_heads: copy_init(m, ds, cfg.copy_heads, cfg.copy_scale, seed=cfg.seed)
-    return m.to(cfg.device)
-
-# %% ../nbs/04_train.ipynb #8e5352ae
-def token_probe(ds:HiddenStates,     # the extracted data
-                embed:torch.Tensor,  # (V, H) the verifier's embedding
-                n:int=150,           # samples to fit on
-                lam:float=0.01,      # ridge penalty
-               )->torch.Tensor:
-    "Ridge-regression weight (H, n_aux*Ht) from the aux states at a position to that position's token embedding."
-    X, Y = zip(*((s["aux"].float().flatten(-2), s["input_ids"]) for s in (ds[i] for i in range(min(n, len(ds))))))
-    X, T = torch.cat(X), embed.float()[torch.cat(Y)]
-    d = X.pow(2).mean(0).sqrt() + 1e-3
-    Xs = X / d                      # per-feature scale: the aux states carry a few huge channels
-    W = torch.linalg.solve(Xs.T @ Xs + lam * len(Xs) * torch.eye(Xs.shape[1]), Xs.T @ T)
-    return (W / d[:, None]).T
-
-def low_freq_dims(model:Eagle3Draft,  # the draft (its rotary frequencies)
-                  positions:int=1000,  # the distance a copy head must bridge
-                  max_angle:float=1.0, # largest rotation, in radians, over that distance
-                 )->list[int]:
-    "Head dimensions (both halves of each pair) whose rotary angle stays under `max_angle` over `positions`."
-    inv = model.rotary_emb.inv_freq.float(); half = len(inv)
-    keep = [i for i in range(half) if positions * inv[i] < max_angle]
-    return keep + [i + half for i in keep]
-
-@torch.no_grad()
-def copy_init(model:Eagle3Draft, # a fresh draft
-              ds:HiddenStates,   # the extracted data (for the token probe)
-              heads:int,         # KV heads started as copy heads
-              scale:float=3.0,   # key scale of the copy heads
-              q_scale:float=4.0, # query scale of the copy heads
-              seed:int=0,        # seed of the random parts
-             )->Eagle3Draft:
-    "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
-    if getattr(model.config, "norm_before_fc", False) or getattr(model.config, "fc_norm", False):
-        raise ValueError("copy_init fits fc on raw aux states; it does not support norm_before_fc/fc_norm drafts")
-    c, att = model.config, model.midlayer.self_attn
-    H, hd, groups = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads
-    if not 0 < heads <= c.num_key_value_heads:
-        raise ValueError(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
-    model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight))
-    D, g = low_freq_dims(model), torch.Generator().manual_seed(seed)
-    for kv in range(heads):
-        P = torch.linalg.qr(torch.randn(H, len(D), generator=g))[0].T    # (|D|, H): token identity -> matching space
-        V = torch.linalg.qr(torch.randn(H, hd, generator=g))[0].T        # (hd, H): embedding -> value space
-        k, v = slice(kv * hd, (kv + 1) * hd), [kv * hd + j for j in D]
-        att.k_proj.weight[k] = 0; att.k_proj.weight[v, H:] = P          # keys: the fused hidden (current token) half
-        att.v_proj.weight[k] = 0; att.v_proj.weight[k, :H] = V           # values: the embedding (next token) half
-        for h in range(kv * groups, (kv + 1) * groups):
-            q = slice(h * hd, (h + 1) * hd)
-            att.q_proj.weight[q] = 0
-            att.q_proj.weight[[h * hd + j for j in D], :H] = q_scale * P   # queries: the embedding half
-            att.o_proj.weight[:, q] = scale / groups * V.T
-    return model
 
 # %% ../nbs/04_train.ipynb #f65155d3
 def _dist()->tuple[int, int]:
@@ -406,8 +337,9 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     if stream and (world > 1 or cfg.eval_every or cfg.shuffle != "shard"):
         raise Eagle3Error("online training runs in one process, with shuffle='shard' and eval_every=0")
     pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
-    start = cfg if not (out/"checkpoint.pt").exists() else replace(cfg, copy_heads=0)   # a resume loads the weights anyway
-    model, eps = build_draft(config, ds, start), ds.manifest["verifier"]["rms_norm_eps"]
+    heads = cfg.copy_heads if not (out/"checkpoint.pt").exists() else 0   # a resume loads the weights anyway
+    model = build_draft(config, ds, cfg.draft_vocab_size, cfg.norm_init_scale, heads, cfg.copy_scale, cfg.seed).to(cfg.device)
+    eps = ds.manifest["verifier"]["rms_norm_eps"]
     ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
