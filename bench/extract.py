@@ -13,7 +13,8 @@ Usage: python bench/extract.py [--samples 64] [--backends transformers,vllm] [--
 import argparse, json, tempfile, time
 from pathlib import Path
 import torch
-from eagle3_nb.extract import ExtractConfig, extract, default_prompts, tokenize_conversation
+from eagle3_nb.prompts import default_prompts
+from eagle3_nb.extract import ExtractConfig, extract, tokenize_conversation
 from eagle3_nb.verifier import embedded_verifier, load_verifier
 
 def conversations(n):

@@ -85,7 +85,7 @@ def cmd_verify(a)->int:
     elif a.probe:
         import tempfile
         from eagle3_nb.evaluate import probe_acceptance
-        from eagle3_nb.extract import prompt_records
+        from eagle3_nb.prompts import prompt_records
         prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +114,8 @@ def _engine(g:dict):
 
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
-    from eagle3_nb.extract import RegenConfig, prompt_records, regenerate
+    from eagle3_nb.prompts import prompt_records
+    from eagle3_nb.extract import RegenConfig, regenerate
     from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = _engine(g), g.pop("extract", {})
@@ -191,7 +192,7 @@ def cmd_convert(a)->int:
 def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
-    from eagle3_nb.extract import prompt_records
+    from eagle3_nb.prompts import prompt_records
     from eagle3_nb.verifier import embedded_verifier
     split = "heldout" if a.prompt_set == "default" else a.split
     held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]

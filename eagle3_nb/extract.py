@@ -4,97 +4,22 @@
 
 # %% ../nbs/02_extract.ipynb #f706c45a
 from __future__ import annotations
-import hashlib, itertools, json, os, time, warnings
+import hashlib, itertools, json, os, time
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 from tqdm.auto import tqdm
-from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
+from .core import CheckpointError, atomic_write, read_json, torch_dtype, write_json
 from .reference import load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 from .engine import EngineConfig, VLLMBar, vllm_engine
 
 # %% auto #0
-__all__ = ['ROLES', 'CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'default_prompts', 'sampled_copies', 'parse_record',
-           'load_chat_records', 'prompt_records', 'RegenConfig', 'read_jsonl_resumable', 'regenerate',
-           'sampling_params', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'fit_sample',
-           'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
-
-# %% ../nbs/02_extract.ipynb #c8401b02
-def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
-                    name:str="prompts",  # "prompts" (the template set) or "handwritten" (48 held-out prompts, see below)
-                   )->list[dict]:
-    "A shipped prompt set as records `{id, messages}`."
-    rows = [json.loads(l) for l in (files("eagle3_nb")/"data"/f"{name}.jsonl").read_text().splitlines()]
-    return [{"id": r["id"], "messages": [{"role": "user", "content": r["prompt"]}]} for r in rows
-            if split == "all" or r.get("split", "heldout") == split]
-
-# %% ../nbs/02_extract.ipynb #0fffc4b7
-def sampled_copies(records:list,              # prompt records `{id, messages}`
-                   n:int,                     # copies of each
-                   temperature:float|None=None # the copies' own sampling temperature (`regenerate` honours it)
-                  )->list[dict]:
-    "`n` copies of every record, ids `{id}-s1` ... `{id}-s{n}` (copy j of all records, then copy j+1)."
-    t = {} if temperature is None else {"temperature": temperature}
-    return [{**r, "id": f"{r['id']}-s{j}", **t} for j in range(1, n + 1) for r in records]
-
-# %% ../nbs/02_extract.ipynb #e5a75e3c
-ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant",
-         "system": "system", "bot": "assistant"}
-
-def parse_record(rec)->list[dict]:
-    "A chat record in ShareGPT, OpenAI-messages or plain-prompt shape, as OpenAI-style messages."
-    if not isinstance(rec, dict): raise ValueError(f"a record must be a JSON object, got {type(rec).__name__}")
-    if rec.get("conversations") is not None:
-        msgs, r, c = rec["conversations"], "from", "value"  # None: a column other rows use
-    elif rec.get("messages") is not None: msgs, r, c = rec["messages"], "role", "content"
-    elif isinstance(rec.get("prompt"), str): return [{"role": "user", "content": rec["prompt"]}]
-    else: raise ValueError("no 'conversations', 'messages' or 'prompt' field")
-    try: out = [{"role": ROLES[m[r]], "content": m[c]} for m in msgs]
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"a turn lacks {r!r}/{c!r} or has an unknown role ({e})") from None
-    if not any(m["role"] == "user" and isinstance(m["content"], str) and m["content"].strip() for m in out):
-        raise ValueError("no non-empty user turn")
-    return out
-
-def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets directory, or a Hub dataset id
-                      split:str="train")->list[dict]:
-    "Chat records `{id, messages}` from local JSON/JSONL or Hugging Face `datasets`; bad records are counted and named."
-    p, bad, recs = Path(path_or_id), [], []
-    if p.suffix == ".jsonl": raw = [(i + 1, l) for i, l in enumerate(p.read_text().splitlines()) if l.strip()]
-    elif p.suffix == ".json": raw = [(i + 1, r) for i, r in enumerate(json.loads(p.read_text()))]
-    else:
-        import datasets
-        ds = datasets.load_from_disk(str(p)) if p.is_dir() else datasets.load_dataset(str(path_or_id), split=split)
-        if isinstance(ds, datasets.DatasetDict): ds = ds[split]
-        raw = [(i + 1, r) for i, r in enumerate(ds)]
-    for n, r in raw:
-        try:
-            r = json.loads(r) if isinstance(r, str) else r
-            recs.append({"id": str(r.get("id", f"{p.stem}-{n}")), "messages": parse_record(r)})
-        except (ValueError, AttributeError) as e: bad.append(f"line {n}: {e}")
-    if bad:
-        more = " ..." if len(bad) > 5 else ""
-        warnings.warn(f"{path_or_id}: skipped {len(bad)} bad record(s) of {len(raw)}: " + "; ".join(bad[:5]) + more)
-    return recs
-
-# %% ../nbs/02_extract.ipynb #a5cffd64
-def prompt_records(source:str,       # "default" or "handwritten" (shipped sets), a .jsonl file, a saved dataset or a Hub id
-                   split:str="train", # "train" or "heldout" (a dataset's "test" split)
-                   n:int|None=0,      # the first `n` records; 0 or None: all
-                  )->list[dict]:
-    "The first `n` records `{id, messages}` of a prompt source."
-    if source == "handwritten" and split != "heldout":
-        raise Eagle3Error("the handwritten prompts are a held-out set: use them as eval_source, not to train on")
-    recs = (default_prompts(split, "prompts" if source == "default" else source) if source in ("default", "handwritten") else
-            load_chat_records(source, "test" if split == "heldout" else split))
-    if not recs:
-        raise Eagle3Error(f"prompt source {source!r} has no usable records: give a .jsonl of "
-                          '{"messages": [...]}, {"conversations": [...]} or {"prompt": ...} lines')
-    return recs[:n] if n else recs
+__all__ = ['CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'RegenConfig', 'read_jsonl_resumable', 'regenerate', 'sampling_params',
+           'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash', 'fit_sample', 'HFCapture',
+           'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #74de9cf3
 @dataclass

@@ -11,8 +11,8 @@ from .core import CheckpointError, Eagle3Error, read_json, write_json
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
-from .extract import (ExtractConfig, RegenConfig, extract, prompt_records, read_jsonl_resumable, regenerate,
-                               sampled_copies)
+from .prompts import prompt_records, sampled_copies
+from .extract import ExtractConfig, RegenConfig, extract, read_jsonl_resumable, regenerate
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify

@@ -125,7 +125,7 @@ def source_records(source:str,                # "self", "default", a file or dat
                    cfg:SelfPromptConfig=SelfPromptConfig(),
                   )->list[dict]:
     "Training prompt records of a source; `self`: written by the verifier; `a+b`: equal shares of each."
-    from eagle3_nb.extract import prompt_records
+    from eagle3_nb.prompts import prompt_records
     parts = source.split("+")
     if "self" in parts and not n: raise Eagle3Error("prompt source 'self' needs a number of prompts (prompts > 0)")
     out = []
