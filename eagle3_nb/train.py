@@ -4,8 +4,8 @@
 
 # %% ../nbs/04_train.ipynb #a7ee0540
 from __future__ import annotations
-import importlib, importlib.util, itertools, math, os, random, time
-from contextlib import contextmanager, nullcontext
+import itertools, math, os, time
+from contextlib import nullcontext
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,15 +18,14 @@ from .extract import HiddenStates
 from .model import Eagle3Draft, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
+from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
+from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['LOGGERS', 'TrainConfig', 'heldout_split', 'log_backends', 'RunLog', 'step_scalars', 'param_groups', 'train_step',
-           'WeightAverage', 'train']
+__all__ = ['TrainConfig', 'param_groups', 'train_step', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
-LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run's scalars
-
 @dataclass
 class TrainConfig:
     "How the draft is trained."
@@ -152,58 +151,6 @@ def _allreduce_grads(params:list, world:int):
             dist.all_reduce(p.grad)
             p.grad /= world
 
-# %% ../nbs/04_train.ipynb #42c1a101
-def heldout_split(n:int,        # samples
-                  frac:float,    # share held out (0: none)
-                  seed:int=0,    # the draw
-                  most:int=256,  # at most this many held out: enough for tau +- ~0.02, minutes on a big run
-                 )->tuple[list, list]:
-    "Sample indices (training, held out): a seeded share `frac` of `n` held out (at least 1, never all); 0: none."
-    if frac <= 0: return list(range(n)), []
-    held = sorted(random.Random(seed).sample(range(n), min(max(1, round(frac * n)), n - 1, most)))
-    out = set(held)
-    return [i for i in range(n) if i not in out], held
-
-def log_backends(log_to:str)->list[str]:
-    "The loggers of `log_to` present here: `auto` is TensorBoard where installed, `none` none."
-    names = [n.strip() for n in log_to.split(",") if n.strip()]
-    if names in ([], ["none"]): return []
-    if names == ["auto"]: return ["tensorboard"] if importlib.util.find_spec("tensorboard") else []
-    if missing := [n for n in names if importlib.util.find_spec(n) is None]:
-        raise Eagle3Error(f"log_to names {missing}, which this environment lacks: pip install {' '.join(missing)}")
-    return names
-
-class RunLog:
-    "A run's scalars, one call per step, to TensorBoard (`out/tb`), W&B and Trackio as `names` says."
-    def __init__(self, out:Path, names:list, config:dict, step:int=0):
-        self.sinks = []
-        for n in names:
-            if n == "tensorboard":
-                from torch.utils.tensorboard import SummaryWriter
-                self.sinks.append(SummaryWriter(str(out/"tb"), purge_step=step or None))   # a resumed run drops later events
-            else:
-                m = importlib.import_module(n)
-                m.init(project="eagle3_nb", name=out.name, config=config)
-                self.sinks.append(m)
-    def log(self, step:int, scalars:dict):
-        for s in self.sinks:
-            if hasattr(s, "add_scalar"):
-                for k, v in scalars.items(): s.add_scalar(k, v, step)
-            else: s.log(scalars, step=step)
-    def close(self):
-        for s in self.sinks:
-            if hasattr(s, "add_scalar"): s.close()
-            else: s.finish()
-
-def step_scalars(row:dict, tokens_per_s:float)->dict:
-    "The scalars of one history row, named as TensorBoard groups them."
-    s = {"train/loss": row["loss"], "train/lr": row["lr"], "train/tokens_per_s": tokens_per_s}
-    s |= {f"train/loss_step{k}": v for k, v in enumerate(row["step_loss"])}
-    s |= {f"train/acc_step{k}": v for k, v in enumerate(row["step_acc"])}
-    if "tau_est" in row:
-        s |= {"eval/tau": row["tau_est"]} | {f"eval/acceptance_pos{j + 1}": a for j, a in enumerate(row["acc_est"])}
-    return s
-
 # %% ../nbs/04_train.ipynb #3b43732d
 def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
     "The settings as this rank runs them; contradictions with the draft config or the ranks fail here."
@@ -258,35 +205,6 @@ def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
     return {"step": step + 1, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[-1]}
 
 # %% ../nbs/04_train.ipynb #398bf161
-class WeightAverage:
-    "Exponential moving average of named parameters (`decay` per optimiser step), sharded where they are (FSDP)."
-    def __init__(self, params:dict, decay:float):   # name -> parameter
-        self.params, self.decay = params, decay
-        with torch.no_grad(): self.avg = {n: p.detach().clone() for n, p in params.items()}
-    @torch.no_grad()
-    def update(self):
-        for n, p in self.params.items(): self.avg[n].lerp_(p.detach(), 1 - self.decay)
-    @contextmanager
-    def swapped(self):
-        "The averaged weights in the model inside the block, the trained ones again after it."
-        with torch.no_grad():
-            kept = {n: p.detach().clone() for n, p in self.params.items()}
-            for n, p in self.params.items(): p.copy_(self.avg[n])
-        try: yield
-        finally:
-            with torch.no_grad():
-                for n, p in self.params.items(): p.copy_(kept[n])
-    def full(self)->dict:
-        "The averages as whole CPU tensors by name, for a checkpoint (a collective under FSDP: every rank calls it)."
-        return {n: (a.full_tensor() if hasattr(a, "full_tensor") else a.detach()).cpu() for n, a in self.avg.items()}
-    @torch.no_grad()
-    def load(self, full:dict):
-        "Averages written by `full`, into this average (sharded again under FSDP)."
-        from torch.distributed.tensor import distribute_tensor
-        for n, a in self.avg.items():
-            f = full[n].to(a.device)
-            a.copy_(distribute_tensor(f, a.device_mesh, a.placements) if hasattr(a, "device_mesh") else f)
-
 def _averaged(ema:WeightAverage|None): return ema.swapped() if ema else nullcontext()
 
 def _export_draft(model, opt, config:LlamaConfig, dst:Path, cfg:TrainConfig, rank:int, world:int):
