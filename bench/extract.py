@@ -96,7 +96,7 @@ if __name__ == "__main__":
               f"{on['disk_high_water'] / 2**20:.1f} MiB of shards on disk ({on['disk_high_water'] / s['bytes']:.0%} of offline)")
 
     if a.one_engine:
-        from eagle3_nb.extract import RegenConfig, regenerate
+        from eagle3_nb.regeneration import RegenConfig, regenerate
         from eagle3_nb.vllm_extract import regenerate_and_extract
         prompts, rc = default_prompts()[:a.one_engine], RegenConfig(backend="vllm", dtype="bfloat16", max_new_tokens=128)
         xc = ExtractConfig(backend="vllm", compute_dtype="bfloat16")

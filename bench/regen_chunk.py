@@ -6,7 +6,7 @@ Usage: python bench/regen_chunk.py [--prompts 512] [--chunks 128,512,256] [--dty
 import argparse, time
 from eagle3_nb.engine import auto_dtype, vllm_engine
 from eagle3_nb.prompts import default_prompts
-from eagle3_nb.extract import RegenConfig, _first_turn, sampling_params
+from eagle3_nb.regeneration import RegenConfig, _first_turn, sampling_params
 from eagle3_nb.verifier import embedded_verifier
 
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

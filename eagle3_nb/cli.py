@@ -103,7 +103,7 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
     from eagle3_nb.prompts import prompt_records
-    from eagle3_nb.extract import RegenConfig, regenerate
+    from eagle3_nb.regeneration import RegenConfig, regenerate
     from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = engine_config(g), g.pop("extract", {})
@@ -132,7 +132,8 @@ def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--states-out", help="also store the answers' hidden states here, from the same vLLM session (the "
                                         "verifier loaded once; extraction options under --extract.*)")
     if settings:
-        from eagle3_nb.extract import ExtractConfig, RegenConfig
+        from eagle3_nb.regeneration import RegenConfig
+        from eagle3_nb.extract import ExtractConfig
         add_fields(s, RegenConfig, flat=("engine",))
         add_fields(s, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
 

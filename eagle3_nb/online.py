@@ -14,7 +14,8 @@ from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_jso
 from .reference import load_config
 from .derive import text_config
 from .engine import EngineConfig
-from .extract import ExtractConfig, _encode, extract, read_jsonl_resumable, read_sample
+from .regeneration import read_jsonl_resumable
+from .extract import ExtractConfig, _encode, extract, read_sample
 from .train import TrainConfig, train
 
 # %% auto #0

@@ -12,7 +12,8 @@ from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, text_config
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
-from .extract import ExtractConfig, RegenConfig, extract, read_jsonl_resumable, regenerate
+from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
+from .extract import ExtractConfig, extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify

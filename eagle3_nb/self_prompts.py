@@ -10,7 +10,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 from .core import Eagle3Error, write_json
 from .engine import EngineConfig, VLLMBar, vllm_engine
-from .extract import read_jsonl_resumable
+from .regeneration import read_jsonl_resumable
 
 # %% auto #0
 __all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',

@@ -16,8 +16,8 @@ from .reference import load_config, load_tensor_table
 from .derive import text_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
-from .extract import (ExtractConfig, HiddenStates, RegenConfig, _batches_of, _first_turn, _manifest,
-                               _save_head, fit_sample, sampling_params, summarize, write_shard)
+from .regeneration import RegenConfig, _batches_of, _first_turn, sampling_params
+from .extract import ExtractConfig, HiddenStates, _manifest, _save_head, fit_sample, summarize, write_shard
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',

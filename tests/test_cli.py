@@ -164,7 +164,8 @@ def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path, run):
     "`eagle3 train` writes TensorBoard events, read back with the tensorboard package, and a best/ draft by held-out tau."
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from eagle3_nb.prompts import default_prompts
-    from eagle3_nb.extract import ExtractConfig, RegenConfig, extract, regenerate
+    from eagle3_nb.regeneration import RegenConfig, regenerate
+    from eagle3_nb.extract import ExtractConfig, extract
     from eagle3_nb.verifier import embedded_verifier
     v = embedded_verifier()
     regenerate(default_prompts()[:4], v, tmp_path/"c.jsonl", RegenConfig(max_new_tokens=16, batch_size=4))
