@@ -68,8 +68,8 @@ def cmd_verify(a)->int:
         prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
-            p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained, tol=a.probe_tol,
-                                 dtype="bfloat16" if dev == "cuda" else "float32", device=dev)
+            p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
+                                 tol=a.probe_tol, dtype="bfloat16" if dev == "cuda" else "float32", device=dev)
         rep.checks.append("acceptance")
         print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
               f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
@@ -88,7 +88,8 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--reference", help="reference draft")
     s.add_argument("--data", help="extraction directory the draft was trained on (conventions, embedding)")
     s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
-                   help="where vLLM will serve the draft (attention backends, KV cache); auto: the installed vLLM's platform")
+                   help="where vLLM will serve the draft (attention backends, KV cache); auto: the installed "
+                        "vLLM's platform")
     s.add_argument("--probe", action="store_true",
                    help="also serve the pair in vLLM on held-out prompts and compare its acceptance with the trained "
                         "PyTorch draft's (a gap above --probe-tol is an error)")
@@ -108,11 +109,12 @@ def cmd_regenerate(a)->int:
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = engine_config(g), g.pop("extract", {})
     cfg, v = RegenConfig(**g, engine=eng), a.verifier or embedded_verifier()
-    if "self" in a.prompts.split("+"):   # written by the verifier, next to --out, away from the shipped held-out prompts
+    if "self" in a.prompts.split("+"):   # the verifier writes them, next to --out, away from the shipped held-out ones
         from eagle3_nb.self_prompts import SelfPromptConfig, source_records
         shipped = prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")
         held = [r["messages"][0]["content"] for r in shipped]
-        recs = source_records(a.prompts, a.limit or 0, v, Path(a.out).parent, held, SelfPromptConfig(dtype=cfg.dtype, engine=eng))
+        sc = SelfPromptConfig(dtype=cfg.dtype, engine=eng)
+        recs = source_records(a.prompts, a.limit or 0, v, Path(a.out).parent, held, sc)
     else: recs = prompt_records(a.prompts, a.split, a.limit)
     if a.states_out:   # answers and hidden states in one vLLM session
         from eagle3_nb.extract import ExtractConfig
@@ -124,7 +126,8 @@ def cmd_regenerate(a)->int:
 def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 regenerate`'s flags; with `settings`, those of `RegenConfig` and (under `extract.`) `ExtractConfig`."
     s.add_argument("--prompts", default="default", help="'default' (shipped set), 'self' (the verifier writes them, "
-                   "needs --limit), a .json/.jsonl file, a datasets dir or Hub dataset id; 'default+self': equal shares")
+                   "needs --limit), a .json/.jsonl file, a datasets dir or Hub dataset id; 'default+self': equal "
+                   "shares")
     s.add_argument("--split", default="train", help="'train'/'heldout' of the shipped set, or the dataset split")
     s.add_argument("--limit", type=int, help="only the first N prompts")
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
@@ -158,12 +161,13 @@ def flags_extract(s:argparse.ArgumentParser, settings:bool):
 
 # %% ../nbs/09_cli.ipynb #98191e24
 def cmd_train(a)->int:
-    "Train with training-time test; resumable; exports OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP with --fsdp."
+    "Train with training-time test (resumable); export OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP (--fsdp)."
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.train import TrainConfig, train
     from eagle3_nb.verifier import embedded_verifier
     cfg = TrainConfig(**given(a, ("data", "verifier", "reference", "out")))
-    d = derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, draft_vocab_size=cfg.draft_vocab_size)
+    v = a.verifier or embedded_verifier()
+    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=cfg.draft_vocab_size)
     r = train(a.data, d.config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
@@ -245,7 +249,8 @@ def flags_convert(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--out", required=True, help="draft directory to write")
     s.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
     s.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
-    s.add_argument("--dtype", choices=["bfloat16", "float16", "float32"], help="re-cast floating tensors (default: keep)")
+    s.add_argument("--dtype", choices=["bfloat16", "float16", "float32"],
+                   help="re-cast floating tensors (default: keep)")
     s.add_argument("--k", type=int, default=3, help="speculators: speculative tokens of the default proposal method")
 
 # %% ../nbs/09_cli.ipynb #08f04822
@@ -257,8 +262,8 @@ def cmd_evaluate(a)->int:
     split = "heldout" if a.prompt_set == "default" else a.split
     held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]
     eng = engine_config(given(a))
-    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k, max_tokens=a.max_tokens,
-                        device=a.device, dtype=a.dtype, engine=eng)
+    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k,
+                        max_tokens=a.max_tokens, device=a.device, dtype=a.dtype, engine=eng)
     print(json.dumps(ev, indent=1))
     return 0
 
@@ -283,7 +288,8 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
         add_fields(s, EngineConfig)
 
 # %% ../nbs/09_cli.ipynb #fb8c6870
-RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",   # by `resolved`
+# RunConfig fields that `resolved` sets (from the device, the run's engine and dtypes): not flags of `run`
+RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",
                      "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device",
                      "train.draft_vocab_size")
 
@@ -301,12 +307,13 @@ def flags_run(s:argparse.ArgumentParser, settings:bool, run_dir:str|None=None):
     from eagle3_nb.pipeline import PRESETS, RunConfig
     if run_dir is None:
         s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
-    s.add_argument("--run-dir", default=run_dir, required=run_dir is None, help="where every artefact goes (a re-run resumes)")
+    s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
+                   help="where every artefact goes (a re-run resumes)")
     add_fields(s, RunConfig, skip=RUN_SET_ELSEWHERE, flat=("engine",))
 
 # %% ../nbs/09_cli.ipynb #be301559
 def cmd_demo(a)->int:
-    "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo` preset)."
+    "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo`)."
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.pipeline import run, run_config
     print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
@@ -327,7 +334,8 @@ COMMANDS = (   # name, what it does, the flags it takes, its help line
     ("inspect", cmd_inspect, flags_inspect, "print the normalised spec of a draft (dir, config.json or Hub id)"),
     ("derive", cmd_derive, flags_derive, "derive the draft config and expected tensor table from a verifier"),
     ("regenerate", cmd_regenerate, flags_regenerate, "the verifier answers prompts (JSONL out, resumable)"),
-    ("extract", cmd_extract, flags_extract, "capture aux hidden states and targets into safetensors shards (resumable)"),
+    ("extract", cmd_extract, flags_extract, "capture aux hidden states and targets into safetensors shards "
+                                            "(resumable)"),
     ("train", cmd_train, flags_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under "
                                       "torchrun: DDP, or FSDP with --fsdp"),
     ("online", cmd_online, flags_online, "extract and train at once, never more than --max-disk-gb of hidden states on "
@@ -373,4 +381,4 @@ def main(argv:list|None=None)->int:
     return rc
 
 if __name__ == "__main__" and "IPython" not in sys.modules:
-    sys.exit(main())  # `python -m eagle3_nb.cli` / `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs this cell
+    sys.exit(main())  # `python -m eagle3_nb.cli`, `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs it

@@ -117,5 +117,6 @@ def run_settings(a:argparse.Namespace)->dict:
             raise Eagle3Error(f"config file {a.config}: {e}".splitlines()[0]) from None
         if not isinstance(f, dict): raise Eagle3Error(f"config file {a.config} must hold a mapping of setting: value")
         f = {k.replace("-", "_"): v for k, v in f.items() if k not in top}
-    f, g = (_merge(d, {"engine": e}) if (e := engine_options(d)) else d for d in (f, given(a, top)))  # --seed: engine.seed
+    # vLLM's options by vLLM's names (--seed, --max-model-len, ...) become the run's `engine`
+    f, g = (_merge(d, {"engine": e}) if (e := engine_options(d)) else d for d in (f, given(a, top)))
     return _merge(f, g)

@@ -41,7 +41,8 @@ class RunLog:
         for n in names:
             if n == "tensorboard":
                 from torch.utils.tensorboard import SummaryWriter
-                self.sinks.append(SummaryWriter(str(out/"tb"), purge_step=step + 1 if step else None))   # resumed: later events go
+                # resumed after `step`: the events a first run wrote past it are dropped
+                self.sinks.append(SummaryWriter(str(out/"tb"), purge_step=step + 1 if step else None))
             else:
                 m = importlib.import_module(n)
                 m.init(project="eagle3_nb", name=out.name, config=config)
