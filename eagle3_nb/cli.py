@@ -12,10 +12,10 @@ from .reference import fixture, inspect_draft, spec_problems, spec_table, spec_t
 
 # %% auto #0
 __all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'cmd_verify',
-           'flags_verify', 'cmd_regenerate', 'flags_regenerate', 'cmd_extract', 'flags_extract', 'cmd_train',
-           'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export', 'flags_export', 'cmd_convert',
-           'flags_convert', 'cmd_evaluate', 'flags_evaluate', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo',
-           'parser', 'main']
+           'flags_verify', 'cmd_regenerate', 'flags_regenerate', 'extract_config', 'cmd_extract', 'flags_extract',
+           'cmd_train', 'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export', 'flags_export',
+           'cmd_convert', 'flags_convert', 'cmd_evaluate', 'flags_evaluate', 'cmd_run', 'flags_run', 'cmd_demo',
+           'flags_demo', 'parser', 'main']
 
 # %% ../nbs/09_cli.ipynb #8c83383a
 def cmd_inspect(a)->int:
@@ -141,13 +141,18 @@ def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
         add_fields(s, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
 
 # %% ../nbs/09_cli.ipynb #a27741fe
+def extract_config(a)->ExtractConfig:
+    "The `ExtractConfig` of an `eagle3 extract` command line (vLLM's start-up flags by vLLM's names)."
+    from eagle3_nb.extract import ExtractConfig
+    g = given(a, ("conversations", "verifier", "out"))
+    eng = engine_config(g)   # first: it takes vLLM's options out of `g`
+    return ExtractConfig(**g, engine=eng)
+
 def cmd_extract(a)->int:
     "Aux hidden states + targets into safetensors shards (resumable)."
-    from eagle3_nb.extract import ExtractConfig, extract
+    from eagle3_nb.extract import extract
     from eagle3_nb.verifier import embedded_verifier
-    g = given(a, ("conversations", "verifier", "out"))
-    cfg = ExtractConfig(**g, engine=engine_config(g))
-    print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, cfg)))
+    print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, extract_config(a))))
     return 0
 
 def flags_extract(s:argparse.ArgumentParser, settings:bool):

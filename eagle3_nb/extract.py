@@ -11,7 +11,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 from tqdm.auto import tqdm
-from .core import CheckpointError, atomic_write, read_json, torch_dtype, write_json
+from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
 from .reference import load_config
 from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
 from .engine import EngineConfig
@@ -191,6 +191,14 @@ def _shard(samples, hidden, V):
             "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}            # (V,) answer tokens per id
 
 # %% ../nbs/02_extract.ipynb #36fda7f6
+def _conversations(path:Path)->list:
+    "The records of a conversations JSONL; a missing or empty file is an error that says what to pass."
+    what = "pass the JSONL `regenerate` wrote (or any JSONL of {id, messages} records)"
+    if not path.is_file(): raise Eagle3Error(f"conversations {path}: no such file; {what}")
+    if not (recs := read_jsonl_resumable(path)):
+        raise Eagle3Error(f"conversations {path} holds no complete record; {what}")
+    return recs
+
 def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             verifier:str|Path,            # verifier HF directory
             out:str|Path,                 # output directory (resumed if it exists)
@@ -199,8 +207,8 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
            )->dict:
     "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
     from transformers import AutoTokenizer
+    recs = conversations if isinstance(conversations, list) else _conversations(Path(conversations))
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    recs = conversations if isinstance(conversations, list) else read_jsonl_resumable(Path(conversations))
     tc = text_config(load_config(verifier)).config
     L, tok = tc["num_hidden_layers"], AutoTokenizer.from_pretrained(str(verifier))
     layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
