@@ -141,7 +141,7 @@ def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
         add_fields(s, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
 
 # %% ../nbs/09_cli.ipynb #a27741fe
-def extract_config(a)->ExtractConfig:
+def extract_config(a):
     "The `ExtractConfig` of an `eagle3 extract` command line (vLLM's start-up flags by vLLM's names)."
     from eagle3_nb.extract import ExtractConfig
     g = given(a, ("conversations", "verifier", "out"))

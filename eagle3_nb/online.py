@@ -15,7 +15,7 @@ from .reference import load_config
 from .derive import text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
-from .extract import ExtractConfig, _encode, extract, read_sample
+from .extract import ExtractConfig, _conversations, _encode, extract, read_sample
 from .train import TrainConfig, train
 
 # %% auto #0
@@ -169,7 +169,8 @@ def train_online(conversations:str|Path,            # regenerated JSONL
                  progress:bool=True):                # the trainer's progress bar
     "Extract and train at once: a producer process keeps at most `max_disk_gb` of shards on disk, the trainer deletes them."
     out = Path(out); root = out/"stream"
-    plan_stream(read_jsonl_resumable(Path(conversations)), verifier, root, extract_cfg)
+    # a missing or empty conversations file fails here, not later in the producer
+    plan_stream(_conversations(Path(conversations)), verifier, root, extract_cfg)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)
     # measured before the producer loads the CPU
     if train_cfg.precision == "auto" and not (out/"train"/"checkpoint.pt").exists():
