@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json', 'atomic_write',
-           'write_json', 'tensor_files', 'read_tensors', 'torch_threads']
+__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json',
+           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'torch_threads']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -36,12 +36,18 @@ def torch_dtype(name:str): # "bfloat16", "torch.bfloat16" or "BF16"
     return getattr(torch, n)
 
 # %% ../nbs/00_core.ipynb #6708dec1
-def read_json(path:str|Path)->dict:
+MISSING_FIX = {   # what to pass instead of a missing file, by its name
+    "config.json": "pass a directory with config.json, a config.json file or a Hub repo id",
+    "manifest.json": "pass a directory written by `extract` (`eagle3 extract`)"}
+
+def read_json(path:str|Path,      # the file
+              fix:str|None=None,  # what to pass instead if it is missing; None: `MISSING_FIX` by its name
+             )->dict:
     "Parse a JSON object from `path`, with an error that says where and why it is not JSON."
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"{path} does not exist; pass a directory with config.json, a config.json file or a "
-                              "Hub repo id")
+        fix = MISSING_FIX.get(path.name) if fix is None else fix
+        raise CheckpointError(f"{path} does not exist" + (f"; {fix}" if fix else ""))
     try: obj = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{path} is not valid JSON ({e}); fix or re-download the file") from None

@@ -256,11 +256,7 @@ def read_sample(shard:str|Path, j:int)->dict:
 class HiddenStates(torch.utils.data.Dataset):
     "Samples `{input_ids, loss_mask, aux (T, n, H), last (T, H)}` read lazily from an extraction directory."
     def __init__(self, path:str|Path):
-        self.path = Path(path)
-        if not (self.path/"manifest.json").is_file():
-            raise CheckpointError(f"{self.path}: no manifest.json; pass a directory written by `extract` "
-                                  "(`eagle3 extract`)")
-        self.manifest = read_json(self.path/"manifest.json")
+        self.path = Path(path); self.manifest = read_json(self.path/"manifest.json")
         self.index = [(s["file"], j) for s in self.manifest["shards"] if s["file"] for j in range(len(s["ids"]))]
         self.ids = [i for s in self.manifest["shards"] for i in s["ids"]]
     def __len__(self): return len(self.index)

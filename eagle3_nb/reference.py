@@ -8,7 +8,7 @@ import json, math, re, struct, warnings
 from importlib.resources import files
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from .core import CheckpointError, DTYPE_BYTES, read_json, tensor_files, write_json
+from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
 
 # %% auto #0
 __all__ = ['FIXTURES', 'PICKLE_SUFFIXES', 'SHAPE_FIELDS', 'LAYER_PREFIXES', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config',
@@ -38,7 +38,7 @@ def load_config(path_or_id:str|Path # directory, config.json file, or Hub repo i
     "The `config.json` of a local directory or file, or of a Hub repo (config only, no weights)."
     p = Path(path_or_id)
     if p.is_dir(): return read_json(p/"config.json")
-    if p.is_file() or not is_repo_id(str(path_or_id)): return read_json(p)
+    if p.is_file() or not is_repo_id(str(path_or_id)): return read_json(p, MISSING_FIX["config.json"])
     from huggingface_hub import hf_hub_download
     try: return read_json(hf_hub_download(str(path_or_id), "config.json"))
     except CheckpointError: raise
