@@ -63,14 +63,18 @@ def engine_config(g:dict):
     return EngineConfig(**engine_options(g))
 
 # %% ../nbs/08a_options.ipynb #8ffcf9fe
+def _config_file(path:str|Path):
+    "What a YAML or JSON file holds (YAML is a superset of JSON); an unreadable file is an error naming it."
+    import yaml
+    try: return yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as e: raise Eagle3Error(f"config file {path}: {e}".splitlines()[0]) from None
+
 def load_cli_config(path:str|Path, # a YAML or JSON file
                     cmd:str,        # the subcommand whose options are wanted
                     known:dict,     # subcommand -> the names of its options
                    )->dict:
     "Option values of subcommand `cmd` from a YAML/JSON file: top-level keys, overridden by a section named `cmd`."
-    import yaml
-    try: d = yaml.safe_load(Path(path).read_text())   # YAML is a superset of JSON
-    except (OSError, yaml.YAMLError) as e: raise Eagle3Error(f"config file {path}: {e}".splitlines()[0]) from None
+    d = _config_file(path)
     if not isinstance(d, dict):
         raise Eagle3Error(f"config file {path} must hold a mapping of option: value (and optional per-subcommand "
                           "sections)")
@@ -108,13 +112,10 @@ def parse_with_config(parser,               # parser(only) -> the parser; only: 
 def run_settings(a:argparse.Namespace)->dict:
     "RunConfig settings: the --config file's, then the flags given."
     from eagle3_nb.pipeline import _merge
-    import yaml
     top = ("preset", "run_dir")
     f = {}
     if a.config:
-        try: f = yaml.safe_load(Path(a.config).read_text()) or {}
-        except (OSError, yaml.YAMLError) as e:
-            raise Eagle3Error(f"config file {a.config}: {e}".splitlines()[0]) from None
+        f = _config_file(a.config) or {}
         if not isinstance(f, dict): raise Eagle3Error(f"config file {a.config} must hold a mapping of setting: value")
         f = {k.replace("-", "_"): v for k, v in f.items() if k not in top}
     # vLLM's options by vLLM's names (--seed, --max-model-len, ...) become the run's `engine`
