@@ -9,7 +9,7 @@ from pathlib import Path
 from safetensors import safe_open
 from safetensors.torch import save_file
 import torch
-from .core import CheckpointError, atomic_write, read_tensors, tensor_files, torch_dtype, write_json
+from .core import CheckpointError, Eagle3Error, atomic_write, read_tensors, tensor_files, torch_dtype, write_json
 from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec_problems
 from .model import Eagle3Draft, export_vllm
 
@@ -87,7 +87,7 @@ def convert_draft(src:str|Path,               # draft directory (vLLM-native or 
                   k:int=3,                    # speculators: speculative tokens in the default proposal method
                  )->Path:
     "Convert an EAGLE-3 draft between the vLLM-native and speculators formats, writing every default explicitly."
-    if to not in ("vllm", "speculators"): raise ValueError(f"to={to!r}: choose 'vllm' or 'speculators'")
+    if to not in ("vllm", "speculators"): raise Eagle3Error(f"to={to!r}: choose 'vllm' or 'speculators'")
     src, out = Path(src), Path(out)
     s = inspect_draft(src)
     if probs := spec_problems(s):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 import torch
 from .extract import HiddenStates
+from .core import Eagle3Error
 from .model import Eagle3Draft, draft_vocab
 if TYPE_CHECKING: from transformers import LlamaConfig
 
@@ -67,11 +68,11 @@ def copy_init(model:Eagle3Draft, # a fresh draft
              )->Eagle3Draft:
     "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
     if getattr(model.config, "norm_before_fc", False) or getattr(model.config, "fc_norm", False):
-        raise ValueError("copy_init fits fc on raw aux states; it does not support norm_before_fc/fc_norm drafts")
+        raise Eagle3Error("copy_init fits fc on raw aux states; it does not support norm_before_fc/fc_norm drafts")
     c, att = model.config, model.midlayer.self_attn
     H, hd, groups = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads
     if not 0 < heads <= c.num_key_value_heads:
-        raise ValueError(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
+        raise Eagle3Error(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
     model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight))
     D, g = low_freq_dims(model), torch.Generator().manual_seed(seed)
     for kv in range(heads):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 import torch
-from .core import torch_threads
+from .core import Eagle3Error, torch_threads
 from .reference import load_config
 from .derive import text_config
 
@@ -28,9 +28,9 @@ class EngineConfig:
     seed: int = 0
     def __post_init__(self):
         if self.tensor_parallel_size < 1 or (self.max_model_len or 16) < 16:
-            raise ValueError("tensor_parallel_size >= 1 and max_model_len >= 16")
+            raise Eagle3Error("tensor_parallel_size >= 1 and max_model_len >= 16")
         if not 0 < self.gpu_memory_utilization <= 1:
-            raise ValueError(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
+            raise Eagle3Error(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
     @classmethod
     def of(cls, x)->EngineConfig|None:
         "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."

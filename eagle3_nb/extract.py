@@ -76,12 +76,12 @@ class ExtractConfig:
     engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"):
-            raise ValueError(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
+            raise Eagle3Error(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if self.overlong not in ("truncate", "drop"):
-            raise ValueError(f"overlong={self.overlong!r}: choose 'truncate' or 'drop'")
+            raise Eagle3Error(f"overlong={self.overlong!r}: choose 'truncate' or 'drop'")
         for f in ("dtype", "compute_dtype"):
             if getattr(self, f) not in ("bfloat16", "float16", "float32"):
-                raise ValueError(f"{f}={getattr(self, f)!r}: choose bfloat16, float16 or float32")
+                raise Eagle3Error(f"{f}={getattr(self, f)!r}: choose bfloat16, float16 or float32")
 
 CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"
 

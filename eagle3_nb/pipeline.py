@@ -55,10 +55,10 @@ class RunConfig:
             v = getattr(self, f)
             if isinstance(v, dict): setattr(self, f, SECTIONS[f](**v))
         if self.device not in ("auto", "cpu", "cuda"):
-            raise ValueError(f"device {self.device!r}: choose auto, cpu or cuda")
-        if self.prompts < 0 or self.eval_prompts < 1: raise ValueError("prompts >= 0 (0: all) and eval_prompts >= 1")
+            raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
+        if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
         if self.capture not in ("auto", "decode", "connector", "extract"):
-            raise ValueError(f"capture {self.capture!r}: choose auto, decode, connector or extract")
+            raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
 
 SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
 

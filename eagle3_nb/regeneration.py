@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
+from .core import Eagle3Error
 from .engine import EngineConfig, VLLMBar, vllm_engine
 
 # %% auto #0
@@ -27,9 +28,9 @@ class RegenConfig:
     engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"):
-            raise ValueError(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
+            raise Eagle3Error(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if self.max_new_tokens < 1 or self.batch_size < 1:
-            raise ValueError("max_new_tokens and batch_size must be >= 1")
+            raise Eagle3Error("max_new_tokens and batch_size must be >= 1")
 
 def read_jsonl_resumable(path:Path)->list[dict]:
     "Records of a JSONL file that a killed writer may have cut mid-line; the cut line is dropped from the file."

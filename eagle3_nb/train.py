@@ -57,17 +57,20 @@ class TrainConfig:
     ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this decay per step
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
-            raise ValueError("ttt_steps, ttt_every and batch_size must be >= 1")
-        if not 0 < self.step_decay <= 1: raise ValueError(f"step_decay {self.step_decay} must be in (0, 1]")
-        if self.shuffle not in ("global", "shard"): raise ValueError(f"shuffle {self.shuffle!r}: choose global or shard")
+            raise Eagle3Error("ttt_steps, ttt_every and batch_size must be >= 1")
+        if not 0 < self.step_decay <= 1: raise Eagle3Error(f"step_decay {self.step_decay} must be in (0, 1]")
+        if self.shuffle not in ("global", "shard"):
+            raise Eagle3Error(f"shuffle {self.shuffle!r}: choose global or shard")
         if self.precision not in ("auto", "bf16", "fp32"):
-            raise ValueError(f"precision {self.precision!r}: choose auto, bf16 or fp32")
+            raise Eagle3Error(f"precision {self.precision!r}: choose auto, bf16 or fp32")
         names = [n.strip() for n in self.log_to.split(",")]
         if names not in (["auto"], ["none"]) and not set(names) <= set(LOGGERS):
-            raise ValueError(f"log_to {self.log_to!r}: choose auto, none or a comma-separated list of {', '.join(LOGGERS)}")
-        if not 0 <= self.ema_decay < 1: raise ValueError(f"ema_decay {self.ema_decay}: 0 (off) or in (0, 1), e.g. 0.99")
+            raise Eagle3Error(f"log_to {self.log_to!r}: choose auto, none or a comma-separated list of "
+                              f"{', '.join(LOGGERS)}")
+        if not 0 <= self.ema_decay < 1:
+            raise Eagle3Error(f"ema_decay {self.ema_decay}: 0 (off) or in (0, 1), e.g. 0.99")
         if self.eval_every and not 0 < self.eval_frac < 1:
-            raise ValueError(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
+            raise Eagle3Error(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
     @property
     def bf16(self)->bool: return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
 
@@ -132,7 +135,7 @@ def _full_states(model, opt, fsdp:bool)->tuple[dict, dict]:
 
 def _load_states(ck:dict, model, opt, fsdp:bool):
     if ck.get("fsdp", False) != fsdp:
-        raise ValueError(f"the checkpoint was written {'with' if ck.get('fsdp') else 'without'} FSDP; "
+        raise Eagle3Error(f"the checkpoint was written {'with' if ck.get('fsdp') else 'without'} FSDP; "
                          "resume it the same way (or start a new run directory)")
     if not fsdp:
         model.load_state_dict(ck["model"])
@@ -159,9 +162,9 @@ def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
         torch.cuda.set_device(cfg.device)
     if cfg.fsdp and world == 1: cfg = replace(cfg, fsdp=False)   # one process: nothing to shard
     if config.draft_vocab_size != cfg.draft_vocab_size:
-        raise ValueError(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; "
+        raise Eagle3Error(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; "
                          "derive the config with the same draft vocabulary")
-    if cfg.batch_size % world: raise ValueError(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
+    if cfg.batch_size % world: raise Eagle3Error(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     return cfg
 
 def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:

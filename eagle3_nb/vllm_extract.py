@@ -280,7 +280,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
     from tqdm.auto import tqdm
     if capture not in ("auto", "decode", "connector"):
-        raise ValueError(f"capture {capture!r}: choose auto, decode or connector")
+        raise Eagle3Error(f"capture {capture!r}: choose auto, decode or connector")
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
     L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
