@@ -227,6 +227,9 @@ def cmd_export(a)->int:
     "Export a training checkpoint in the vLLM-native or speculators format."
     from eagle3_nb.convert import export_checkpoint
     ck = Path(a.run)/"checkpoint.pt" if Path(a.run).is_dir() else Path(a.run)
+    if not ck.is_file():
+        raise Eagle3Error(f"{ck} does not exist; pass the --out directory of `eagle3 train` (it holds checkpoint.pt) "
+                          "or a checkpoint.pt file")
     out = export_checkpoint(ck, a.out, a.format, verifier=a.verifier_id, dtype=a.dtype, embed_tokens=a.embed_tokens)
     print(spec_table(inspect_draft(out)))
     return 0

@@ -149,8 +149,10 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                   )->dict:
     "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
     from transformers import LlamaConfig
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
+    read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
+    out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible
     eng = EngineConfig.of(engine)
     cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
