@@ -6,7 +6,6 @@
 from __future__ import annotations
 import json, warnings
 from pathlib import Path
-from safetensors import safe_open
 from safetensors.torch import save_file
 import torch
 from .core import CheckpointError, Eagle3Error, atomic_write, read_tensors, tensor_files, torch_dtype, write_json

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, math, re, struct, warnings
 from importlib.resources import files
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from pathlib import Path
 from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
 
