@@ -15,12 +15,19 @@ __all__ = ['add_fields', 'given', 'engine_options', 'engine_config', 'load_cli_c
 # %% ../nbs/08a_options.ipynb #094fbfd0
 def _parse_value(t:str):
     "An argparse `type` for a dataclass field annotation."
+    opt = "None" in t   # "none" means None only where the field may be None (`log_to="none"` is a value)
     if "list" in t: return lambda s: [int(x) for x in s.split(",")] if s else None
     if t.startswith("dict"): return json.loads
-    if "bool" in t: return lambda s: {"true": True, "false": False, "none": None, "auto": None}[s.lower()]
+    if "bool" in t: return lambda s: _bool(s, opt)
     for name, f in (("int", int), ("float", float)):
-        if t.startswith(name): return (lambda f: lambda s: None if s.lower() == "none" else f(s))(f)
-    return lambda s: None if s.lower() == "none" else s
+        if t.startswith(name): return (lambda f: lambda s: None if opt and s.lower() == "none" else f(s))(f)
+    return lambda s: None if opt and s.lower() == "none" else s
+
+def _bool(s:str, opt:bool)->bool|None:
+    "true/false (and none/auto where the field may be None); anything else is argparse's invalid value."
+    v = {"true": True, "false": False, **({"none": None, "auto": None} if opt else {})}
+    if s.lower() not in v: raise ValueError(s)
+    return v[s.lower()]
 
 def add_fields(p:argparse.ArgumentParser, # the (sub)parser
                cls,                       # a settings dataclass
