@@ -6,7 +6,7 @@
 from __future__ import annotations
 import argparse, json, sys, warnings
 from pathlib import Path
-from .core import Eagle3Error
+from .core import Eagle3Error, read_json
 from .options import add_fields, engine_config, given, parse_with_config, run_settings
 from .reference import fixture, inspect_draft, spec_problems, spec_table, spec_to_json, save_spec
 
@@ -172,7 +172,8 @@ def cmd_train(a)->int:
     from eagle3_nb.verifier import embedded_verifier
     cfg = TrainConfig(**given(a, ("data", "verifier", "reference", "out")))
     v = a.verifier or embedded_verifier()
-    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=cfg.draft_vocab_size)
+    ids = read_json(Path(a.data)/"manifest.json")["aux_layer_ids"]   # the layers the data hold are the draft's
+    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=cfg.draft_vocab_size, aux_layer_ids=ids)
     r = train(a.data, d.config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
@@ -203,7 +204,7 @@ def cmd_online(a)->int:
     from eagle3_nb.verifier import embedded_verifier
     xc, tc = online_configs(a)
     v = a.verifier or embedded_verifier()
-    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=tc.draft_vocab_size)
+    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=tc.draft_vocab_size, aux_layer_ids=xc.layer_ids)
     r = train_online(a.conversations, v, d.config, a.out, a.max_disk_gb, xc, tc)
     print(f"{r['steps']} steps, draft exported to {r['draft']}; shards on disk peaked at "
           f"{r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")

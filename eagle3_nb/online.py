@@ -169,6 +169,11 @@ def train_online(conversations:str|Path,            # regenerated JSONL
                  progress:bool=True):                # the trainer's progress bar
     "Extract and train at once: a producer process keeps at most `max_disk_gb` of shards on disk, the trainer deletes them."
     out = Path(out); root = out/"stream"
+    ids = list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])   # the producer extracts the layers the config names
+    if extract_cfg.layer_ids and list(extract_cfg.layer_ids) != ids:
+        raise Eagle3Error(f"extract layer_ids {extract_cfg.layer_ids} != the draft config's aux layers {ids}; "
+                          "derive the config with the layers to extract")
+    extract_cfg = replace(extract_cfg, layer_ids=ids)
     # a missing or empty conversations file fails here, not later in the producer
     plan_stream(_conversations(Path(conversations)), verifier, root, extract_cfg)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)

@@ -23,7 +23,7 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['TrainConfig', 'param_groups', 'train_step', 'train']
+__all__ = ['TrainConfig', 'check_data', 'param_groups', 'train_step', 'train']
 
 # %% ../nbs/04_train.ipynb #65fc2f46
 @dataclass
@@ -167,6 +167,19 @@ def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
     if cfg.batch_size % world: raise Eagle3Error(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     return cfg
 
+def check_data(manifest:dict, config:LlamaConfig):
+    "The data's verifier and aux layers against the draft config; a mismatch is an error that names the fix."
+    v, ids = manifest["verifier"], list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])
+    Ht = getattr(config, "target_hidden_size", None) or config.hidden_size
+    if (v["hidden_size"], v["vocab_size"]) != (Ht, config.vocab_size):
+        raise Eagle3Error(f"the data come from a verifier of hidden size {v['hidden_size']} and vocabulary "
+                          f"{v['vocab_size']} ({v['path']}), the draft config is for {Ht} and {config.vocab_size}: "
+                          "derive it from that verifier")
+    if list(manifest["aux_layer_ids"]) != ids:
+        raise Eagle3Error(f"the data hold the verifier's layers {manifest['aux_layer_ids']}, the draft config names "
+                          f"{ids} (vLLM feeds the draft the layers its config names): derive it with "
+                          f"aux_layer_ids={manifest['aux_layer_ids']}, or extract those layers")
+
 def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
     "AdamW groups: `fc` and attention at `lr * attn_lr_scale`, the other trainable parameters at `lr`."
     params = [p for p in model.parameters() if p.requires_grad]
@@ -252,6 +265,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     "Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports `out/draft`."
     out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (notebook 04a)
     stream = hasattr(ds, "release")
+    check_data(ds.manifest, config)
     out.mkdir(parents=True, exist_ok=True)
     rank, world = _dist()                                             # under torchrun each rank takes its share of a batch
     cfg = _rank_config(cfg, config, world)
