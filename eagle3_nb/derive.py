@@ -13,8 +13,9 @@ from .reference import (DraftSpec, TensorInfo, fixture, inspect_draft, load_conf
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need', 'default_aux_layer_ids',
-           'check_aux_layer_ids', 'Derivation', 'derive_draft_config', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need',
+           'default_aux_layer_ids', 'check_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'derive_draft_config',
+           'expected_shapes', 'derived_spec']
 
 # %% ../nbs/01_derive.ipynb #6f218183
 @dataclass
@@ -75,6 +76,23 @@ def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
                               f"is {default_aux_layer_ids(num_hidden_layers)}")
     if len(set(ids)) != len(ids): raise CheckpointError(f"aux layer ids {ids} repeat a layer; give distinct ids")
     return list(ids)
+
+# %% ../nbs/01_derive.ipynb #4ac27d49
+CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"   # in every manifest
+
+def aux_ids_mismatch(manifest:dict,  # the training data's manifest: its `aux_layer_ids` and `layer_convention`
+                     ids:list,       # the aux layer ids a draft config names
+                    )->tuple|None:
+    "`(field, got, expected, fix)` where a draft naming `ids` reads other layers than the data hold; None if it does not."
+    conv, have, ids = manifest.get("layer_convention", ""), list(manifest.get("aux_layer_ids") or []), list(ids)
+    if not conv.startswith("vllm"):
+        return ("layer_convention", conv, "vllm (input of layer k)", f"the data were extracted in another convention "
+                f"({conv!r}): convert the ids (SGLang's 'output of layer k' is vLLM's k+1) and re-extract")
+    if have == ids: return None
+    why = "off by one against the training data: " if {a - b for a, b in zip(ids, have)} in ({1}, {-1}) else ""
+    return ("aux_layer_ids", ids, have, why + f"the data hold the verifier's layers {have}, the config names {ids}, and "
+            f"vLLM feeds the draft the layers its config names: set eagle_aux_hidden_state_layer_ids={have} (derive "
+            f"with aux_layer_ids={have}) or extract the config's layers")
 
 # %% ../nbs/01_derive.ipynb #98d69d59
 @dataclass

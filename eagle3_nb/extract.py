@@ -13,14 +13,14 @@ from safetensors.torch import save_file
 from tqdm.auto import tqdm
 from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
 from .reference import load_config
-from .derive import check_aux_layer_ids, default_aux_layer_ids, text_config
+from .derive import CONVENTION, check_aux_layer_ids, default_aux_layer_ids, text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 
 # %% auto #0
-__all__ = ['CONVENTION', 'RESUMES', 'MANIFEST_DEFAULTS', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig',
-           'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample',
-           'HiddenStates', 'vocab_coverage']
+__all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash',
+           'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates',
+           'vocab_coverage']
 
 # %% ../nbs/02_extract.ipynb #b399a667
 def tokenize_conversation(tok,                       # the verifier's tokenizer
@@ -82,8 +82,6 @@ class ExtractConfig:
         for f in ("dtype", "compute_dtype"):
             if getattr(self, f) not in ("bfloat16", "float16", "float32"):
                 raise Eagle3Error(f"{f}={getattr(self, f)!r}: choose bfloat16, float16 or float32")
-
-CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"
 
 def config_hash(verifier:str|Path)->str:
     "sha256 of the verifier's config.json (its identity for resume checks)."

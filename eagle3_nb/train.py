@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import Eagle3Error, atomic_write, read_json, write_json
+from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .extract import HiddenStates
 from .model import Eagle3Draft, export_vllm
@@ -175,10 +176,7 @@ def check_data(manifest:dict, config:LlamaConfig):
         raise Eagle3Error(f"the data come from a verifier of hidden size {v['hidden_size']} and vocabulary "
                           f"{v['vocab_size']} ({v['path']}), the draft config is for {Ht} and {config.vocab_size}: "
                           "derive it from that verifier")
-    if list(manifest["aux_layer_ids"]) != ids:
-        raise Eagle3Error(f"the data hold the verifier's layers {manifest['aux_layer_ids']}, the draft config names "
-                          f"{ids} (vLLM feeds the draft the layers its config names): derive it with "
-                          f"aux_layer_ids={manifest['aux_layer_ids']}, or extract those layers")
+    if bad := aux_ids_mismatch(manifest, ids): raise Eagle3Error(bad[3])
 
 def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
     "AdamW groups: `fc` and attention at `lr * attn_lr_scale`, the other trainable parameters at `lr`."

@@ -8,7 +8,7 @@ from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
-from .derive import derive_draft_config, derived_spec, expected_shapes, text_config
+from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, text_config
 from .vllm_support import head_size_support, installed_vllm, kv_cache_support, vllm_draft_classes, vllm_eagle3_support
 
 # %% auto #0
@@ -222,15 +222,7 @@ def check_aux_ids(r:Report,              # the report the rows go to
         r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, f"ids in 0..{L - 1}", "error",
               f"ids {bad} name no layer of a {L}-layer verifier")
     if not manifest: return
-    conv, ids = manifest.get("layer_convention", ""), manifest.get("aux_layer_ids")
-    if not conv.startswith("vllm"):
-        r.add("aux-layers", "layer_convention", conv, "vllm (input of layer k)", "error",
-              "the data used another convention: convert its ids (SGLang 'output of layer k' = vLLM k+1) and re-extract")
-    elif ids != s.aux_layer_ids:
-        off = {a - b for a, b in zip(s.aux_layer_ids or [], ids)}
-        why = "off by one against the training data: " if off in ({1}, {-1}) else ""
-        r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, ids, "error",
-              why + f"set eagle_aux_hidden_state_layer_ids={ids}, the layers the draft was trained on")
+    if bad := aux_ids_mismatch(manifest, s.aux_layer_ids or []): r.add("aux-layers", *bad[:3], "error", bad[3])
 
 # %% ../nbs/05_verify.ipynb #9eeb1a4d
 def check_vocab_maps(r:Report,    # the report the rows go to
