@@ -92,7 +92,7 @@ def aux_ids_mismatch(manifest:dict,  # the training data's manifest: its `aux_la
     why = "off by one against the training data: " if {a - b for a, b in zip(ids, have)} in ({1}, {-1}) else ""
     return ("aux_layer_ids", ids, have, why + f"the data hold the verifier's layers {have}, the config names {ids}, and "
             f"vLLM feeds the draft the layers its config names: set eagle_aux_hidden_state_layer_ids={have} (derive "
-            f"with aux_layer_ids={have}) or extract the config's layers")
+            f"with aux_layer_ids={have}), or extract the config's layers and train on those")
 
 # %% ../nbs/01_derive.ipynb #98d69d59
 @dataclass
