@@ -5,18 +5,15 @@ demo's draft). One run, one process; machines move about 10% run to run, so read
 Usage: python bench/precision.py [--prompts 64] [--max-new-tokens 128] [--steps 30] [--dtypes float32,bfloat16] [--as-avx2]
 `--as-avx2` runs the stages as an AVX2-only x86 CPU would: torch's kernels, MKL (MKL_ENABLE_INSTRUCTIONS) and oneDNN at AVX2
 (ONEDNN_MAX_CPU_ISA, so bf16 matmuls are emulated) and vLLM's AVX2 kernel library (vLLM picks it by the CPU's flags,
-which are read through torch.cpu and patched here). The core, its clock and its memory stay this machine's.
+which are read through torch.cpu), as `bench/as_avx2.py` sets them. The core, its clock and its memory stay this machine's.
 """
-import argparse, gc, json, os, sys, tempfile, time
+import argparse, gc, json, sys, tempfile, time
 from pathlib import Path
 
-AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
-if "--as-avx2" in sys.argv and any(os.environ.get(k) != v for k, v in AVX2_ENV.items()):
-    os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **AVX2_ENV})   # set before torch loads
+if "--as-avx2" in sys.argv:
+    from as_avx2 import as_avx2   # bench/as_avx2.py
+    as_avx2()
 import torch
-if "--as-avx2" in sys.argv:   # what vLLM reads to choose between its AVX-512 and AVX2 kernels
-    for name in ("_is_avx512_supported", "_is_avx512_vnni_supported", "_is_avx512_bf16_supported", "_is_amx_tile_supported"):
-        setattr(torch.cpu, name, lambda: False)
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.engine import bf16_speedup, precision_reason, vllm_env
 from eagle3_nb.prompts import default_prompts
