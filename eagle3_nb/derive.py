@@ -89,7 +89,8 @@ def aux_ids_mismatch(manifest:dict,  # the training data's manifest: its `aux_la
         return ("layer_convention", conv, "vllm (input of layer k)", f"the data were extracted in another convention "
                 f"({conv!r}): convert the ids (SGLang's 'output of layer k' is vLLM's k+1) and re-extract")
     if have == ids: return None
-    why = "off by one against the training data: " if {a - b for a, b in zip(ids, have)} in ({1}, {-1}) else ""
+    off = len(ids) == len(have) and {a - b for a, b in zip(ids, have)} in ({1}, {-1})
+    why = "off by one against the training data: " if off else ""
     return ("aux_layer_ids", ids, have, why + f"the data hold the verifier's layers {have}, the config names {ids}, and "
             f"vLLM feeds the draft the layers its config names: set eagle_aux_hidden_state_layer_ids={have} (derive "
             f"with aux_layer_ids={have}), or extract the config's layers and train on those")
