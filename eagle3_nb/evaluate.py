@@ -151,11 +151,11 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     from transformers import LlamaConfig
     out = Path(out)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
-    read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
+    conf = read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible
     eng = EngineConfig.of(engine)
-    cfg = LlamaConfig.from_json_file(str(Path(draft)/"config.json"))
+    cfg = LlamaConfig.from_dict(conf)
     ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
