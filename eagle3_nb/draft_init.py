@@ -40,9 +40,11 @@ def token_probe(ds:HiddenStates,     # the extracted data
                 embed:torch.Tensor,  # (V, H) the verifier's embedding
                 n:int=150,           # samples to fit on
                 lam:float=0.01,      # ridge penalty
+                prep=None,           # aux (T, n, Ht) -> what `fc` reads (T, n*Ht): `Eagle3Draft.fc_input`; None: flat
                )->torch.Tensor:
     "Ridge-regression weight (H, n_aux*Ht) from the aux states at a position to that position's token embedding."
-    X, Y = zip(*((s["aux"].float().flatten(-2), s["input_ids"]) for s in (ds[i] for i in range(min(n, len(ds))))))
+    prep = prep or (lambda a: a.flatten(-2))
+    X, Y = zip(*((prep(s["aux"].float()), s["input_ids"]) for s in (ds[i] for i in range(min(n, len(ds))))))
     X, T = torch.cat(X), embed.float()[torch.cat(Y)]
     d = X.pow(2).mean(0).sqrt() + 1e-3
     Xs = X / d                      # per-feature scale: the aux states carry a few huge channels
@@ -67,13 +69,11 @@ def copy_init(model:Eagle3Draft, # a fresh draft
               seed:int=0,        # seed of the random parts
              )->Eagle3Draft:
     "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
-    if getattr(model.config, "norm_before_fc", False) or getattr(model.config, "fc_norm", False):
-        raise Eagle3Error("copy_init fits fc on raw aux states; it does not support norm_before_fc/fc_norm drafts")
     c, att = model.config, model.midlayer.self_attn
     H, hd, groups = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads
     if not 0 < heads <= c.num_key_value_heads:
         raise Eagle3Error(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
-    model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight))
+    model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight, prep=model.fc_input))   # states as fc reads them
     D, g = low_freq_dims(model), torch.Generator().manual_seed(seed)
     for kv in range(heads):
         P = torch.linalg.qr(torch.randn(H, len(D), generator=g))[0].T    # (|D|, H): token identity -> matching space

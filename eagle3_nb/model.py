@@ -116,14 +116,18 @@ class Eagle3Draft(nn.Module):
         self.rotary_emb = LlamaRotaryEmbedding(config)
         bucket_rows(self)   # bf16 matmuls on a CPU see a few row counts, not a new one each step (above)
 
-    def fuse(self, aux:torch.Tensor)->torch.Tensor:
-        "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
+    def fc_input(self, aux:torch.Tensor)->torch.Tensor:
+        "Verifier aux hidden states (B, T, n, Ht) -> what `fc` reads (B, T, n*Ht), normalised as the config says."
         x = aux.flatten(-2)                                              # (B, T, n*Ht)
         if hasattr(self, "input_norm"):
             x = self.input_norm(x)                       # norm_before_fc: one norm over n*Ht
         if hasattr(self, "fc_norm"):
             x = torch.cat([n(c) for n, c in zip(self.fc_norm, x.chunk(len(self.fc_norm), -1))], -1)  # one norm per aux state
-        return self.fc(x)
+        return x
+
+    def fuse(self, aux:torch.Tensor)->torch.Tensor:
+        "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
+        return self.fc(self.fc_input(aux))
 
     def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None):
         "One draft step: the hidden fed to the next step (B, T, H) and the draft logits (B, T, Vd), or (N, Vd) at `select`."
