@@ -92,14 +92,14 @@ def _decided(t:TrainConfig)->TrainConfig:
 # %% ../nbs/07_pipeline.ipynb #ea58378a
 _CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3, "precision": "auto"}
 _EMBEDDED = {"verifier": None, "prompts": 600, "eval_prompts": 64, "data_dtype": "auto", "eval_dtype": "float32",
-             "device": "cpu"}   # the embedded verifier's 600 training and 64 held-out prompts, on the CPU
+             "device": "cpu",   # the embedded verifier's 600 training and 64 held-out prompts, on the CPU
+             "draft_overrides": {"fc_norm": True}}   # one RMSNorm per aux state before fc: +0.02 tau (04_train)
 _EMBEDDED_TRAIN = {**_CPU_TRAIN, "batch_size": 8,   # 8: 1.15-1.3x the samples/s of 4 on AMX, as good per epoch (04_train)
                    "ema_decay": 0.99}               # the weights' moving average is exported: +0.006-0.016 tau (04_train)
 PRESETS = {
     "cpu": {"draft_vocab_size": 8192, "train": {"epochs": 6.0, **_CPU_TRAIN}},
     "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto", "eval_every": 500}},
     "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (04_train)
-             "draft_overrides": {"fc_norm": True},    # one RMSNorm per aux state before fc: +0.02 tau (04_train)
              "train": {"epochs": 7.0, **_EMBEDDED_TRAIN, "draft_vocab_size": 4096}},
     "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour
                     "samples_per_prompt": 3, "train": {"epochs": 3.9, **_EMBEDDED_TRAIN, "draft_vocab_size": 8192}},
