@@ -119,6 +119,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                         aux_layer_ids:list|None=None,       # default: the reference's, else [2, L//2, L-3]
                         norm_before_residual:bool|None=None,# default: the reference's, else False
                         dtype:str="bfloat16",               # dtype the draft is written in
+                        overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
                        )->Derivation:
     "The EAGLE-3 draft `LlamaConfig` for a verifier, every shape-determining field explicit."
     vf = text_config(verifier if isinstance(verifier, dict) else load_config(verifier))
@@ -152,6 +153,10 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
     kept = cfg.head_dim == ch["head_dim"] and cfg.to_dict()["head_dim"] == ch["head_dim"]
     assert kept, "transformers dropped the explicit head_dim"
+    for k, v in (overrides or {}).items():
+        if k not in cfg.to_dict(): raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check "
+                                                         "its spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
+        setattr(cfg, k, v); notes.append(f"override: {k}={v}")
     return Derivation(cfg, notes)
 
 # %% ../nbs/01_derive.ipynb #5a8234d7

@@ -43,7 +43,7 @@ class RunConfig:
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
     draft_vocab_size: int|None = None # None: the reference's, else min(32000, vocab)
     aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
-    capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (a 2nd pass); auto: decode where it can
+    capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     draft_overrides: dict = field(default_factory=dict) # fields forced into the derived config (fc_norm; failure modes)
     engine: EngineConfig = field(default_factory=EngineConfig)
@@ -192,13 +192,13 @@ def _derive(cfg:RunConfig, run:Path):
     "The draft config (overrides applied) and its files; stops on any verifier pre-flight problem."
     V = text_config(load_config(cfg.verifier)).config["vocab_size"]
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
-                            draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V))
-    for k, v in cfg.draft_overrides.items(): setattr(d.config, k, v)
+                            draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
+                            overrides=cfg.draft_overrides)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
     if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
-    print("\n".join(f"- {n}" for n in d.notes + [f"override: {k}={v}" for k, v in cfg.draft_overrides.items()]))
+    print("\n".join(f"- {n}" for n in d.notes))
     return d.config
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):

@@ -34,7 +34,7 @@ class TrainConfig:
     lr: float = 1e-3
     batch_size: int = 4          # sequences per optimizer step
     ttt_steps: int = 3           # K unrolled training-time-test steps
-    ttt_every: int = 1           # unroll all K steps on every n-th batch and only step 0 on the others (CPU demo: 2, see "Steps and data")
+    ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
     max_grad_norm: float = 0.5
@@ -45,14 +45,14 @@ class TrainConfig:
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
     seed: int = 0
     device: str = "cpu"
-    precision: str = "auto"      # "auto": bf16 autocast on GPU and on CPUs where bf16 is measured faster (`fast_bf16`); "bf16"; "fp32"
+    precision: str = "auto"      # "auto": bf16 autocast on GPU and where bf16 is measured faster (`fast_bf16`); "bf16"; "fp32"
     copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0: plain random start
     copy_scale: float = 1.5      # size of the copy heads' output at the start
     norm_init_scale: float = 1.0 # the final norm starts as the verifier's times this (<1: softer first logits, see below)
-    attn_lr_scale: float = 1.0   # learning-rate multiplier for `fc` and the attention (<1 keeps a copy-head start from being washed out)
-    fsdp: bool = False           # under torchrun: shard parameters, gradients and optimizer state (FSDP2) instead of replicating them (DDP)
-    log_to: str = "auto"         # "auto" (TensorBoard where installed), "none", or a comma-separated list of tensorboard, wandb, trackio
-    eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); the best is kept in best/
+    attn_lr_scale: float = 1.0   # learning-rate factor of `fc` and the attention (<1 keeps a copy-head start from washing out)
+    fsdp: bool = False           # under torchrun: shard parameters, gradients, optimizer state (FSDP2), not replicate (DDP)
+    log_to: str = "auto"         # "auto" (TensorBoard where installed), "none", or some of tensorboard,wandb,trackio
+    eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); best in best/
     eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
     eval_k: int = 3              # speculative tokens of the estimate (vLLM's num_speculative_tokens)
     ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this decay per step
