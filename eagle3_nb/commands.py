@@ -11,10 +11,10 @@ from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
 # %% auto #0
-__all__ = ['cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'overrides_flag', 'cmd_verify', 'flags_verify',
+__all__ = ['cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags', 'cmd_verify', 'flags_verify',
            'cmd_regenerate', 'flags_regenerate', 'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train',
-           'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export', 'flags_export', 'cmd_convert',
-           'flags_convert', 'cmd_evaluate', 'flags_evaluate']
+           'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export', 'flags_export',
+           'draft_out_flags', 'cmd_convert', 'flags_convert', 'cmd_evaluate', 'flags_evaluate']
 
 # %% ../nbs/08b_commands.ipynb #8c83383a
 def cmd_inspect(a)->int:
@@ -47,18 +47,19 @@ def cmd_derive(a)->int:
 
 def flags_derive(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 derive`'s flags."
-    s.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub repo id")
-    s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
+    draft_config_flags(s, required=True)
     s.add_argument("--draft-vocab-size", type=int, help="draft vocabulary size (default: reference's, else "
                                                         "min(32000, vocab))")
     s.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention (input of layer k); default 2,L//2,L-3")
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
-    overrides_flag(s)
 
-def overrides_flag(s:argparse.ArgumentParser):
-    "`--draft-overrides JSON`, of the subcommands that derive a draft config (as vLLM's `--hf-overrides`)."
-    s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",
+def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
+    "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
+    s.add_argument("--verifier", required=required, help="verifier directory, config.json or Hub repo id" +
+                   ("" if required else " (default: the embedded SmolLM2)"))
+    s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
+    s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
 
 # %% ../nbs/08b_commands.ipynb #158e60a6
@@ -188,10 +189,8 @@ def cmd_train(a)->int:
 def flags_train(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 train`'s flags; with `settings`, those of `TrainConfig`."
     s.add_argument("--data", required=True, help="shard directory written by `extract`")
-    s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
-    s.add_argument("--reference", help="reference draft whose choices win in the derived config")
     s.add_argument("--out", required=True, help="run directory: checkpoint.pt (resumed), history.json, draft/")
-    overrides_flag(s)
+    draft_config_flags(s)
     if settings:
         from eagle3_nb.train import TrainConfig
         add_fields(s, TrainConfig)
@@ -222,11 +221,9 @@ def cmd_online(a)->int:
 def flags_online(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 online`'s flags; with `settings`, those of `TrainConfig` and (under `extract.`) `ExtractConfig`."
     s.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
-    s.add_argument("--verifier", help="verifier dir (default: the embedded SmolLM2)")
-    s.add_argument("--reference", help="reference draft whose choices win in the derived config")
     s.add_argument("--out", required=True, help="run directory: stream/ (the window of shards), train/ (as `train`)")
     s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB)")
-    overrides_flag(s)
+    draft_config_flags(s)
     if settings:
         from eagle3_nb.extract import ExtractConfig
         from eagle3_nb.train import TrainConfig
@@ -248,12 +245,16 @@ def cmd_export(a)->int:
 def flags_export(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 export`'s flags."
     s.add_argument("run", help="training run directory (its checkpoint.pt) or a checkpoint.pt file")
-    s.add_argument("--out", required=True, help="draft directory to write")
     s.add_argument("--format", default="vllm", choices=["vllm", "speculators"])
-    s.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
-    s.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
+    draft_out_flags(s, default="bfloat16")
     s.add_argument("--embed-tokens", action="store_true", help="include the (frozen) embedding; by default vLLM "
                                                                "shares the verifier's")
+
+def draft_out_flags(s:argparse.ArgumentParser, **dtype):
+    "The flags `export` and `convert` share: the draft directory written, the verifier's id, the dtype (`dtype`: its own)."
+    s.add_argument("--out", required=True, help="draft directory to write")
+    s.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
+    s.add_argument("--dtype", choices=["bfloat16", "float16", "float32"], **dtype)
 
 def cmd_convert(a)->int:
     "Convert a draft (ours or another tool's) between the vLLM-native and speculators formats."
@@ -265,11 +266,8 @@ def cmd_convert(a)->int:
 def flags_convert(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 convert`'s flags."
     s.add_argument("src", help="draft directory (vLLM-native or speculators)")
-    s.add_argument("--out", required=True, help="draft directory to write")
     s.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
-    s.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
-    s.add_argument("--dtype", choices=["bfloat16", "float16", "float32"],
-                   help="re-cast floating tensors (default: keep)")
+    draft_out_flags(s, help="re-cast floating tensors (default: keep)")
     s.add_argument("--k", type=int, default=3, help="speculators: speculative tokens of the default proposal method")
 
 # %% ../nbs/08b_commands.ipynb #08f04822
