@@ -11,10 +11,10 @@ from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
 # %% auto #0
-__all__ = ['cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags', 'cmd_verify', 'flags_verify',
-           'cmd_regenerate', 'flags_regenerate', 'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train',
-           'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export', 'flags_export',
-           'draft_out_flags', 'cmd_convert', 'flags_convert', 'cmd_evaluate', 'flags_evaluate']
+__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags', 'derivation',
+           'cmd_verify', 'flags_verify', 'cmd_regenerate', 'flags_regenerate', 'extract_config', 'cmd_extract',
+           'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export',
+           'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert', 'cmd_evaluate', 'flags_evaluate']
 
 # %% ../nbs/08b_commands.ipynb #8c83383a
 def cmd_inspect(a)->int:
@@ -33,10 +33,9 @@ def flags_inspect(s:argparse.ArgumentParser, settings:bool):
 # %% ../nbs/08b_commands.ipynb #7dcd916e
 def cmd_derive(a)->int:
     "Print (and optionally write) the derived draft config and its expected tensor table."
-    from eagle3_nb.derive import derive_draft_config, derived_spec
-    d = derive_draft_config(a.verifier, reference=a.reference, draft_vocab_size=a.draft_vocab_size,
-                            aux_layer_ids=[int(x) for x in a.aux_layer_ids.split(",")] if a.aux_layer_ids else None,
-                            overrides=a.draft_overrides)
+    from eagle3_nb.derive import derived_spec
+    d = derivation(a, draft_vocab_size=a.draft_vocab_size,
+                   aux_layer_ids=[int(x) for x in a.aux_layer_ids.split(",")] if a.aux_layer_ids else None)
     s = derived_spec(d.config)
     if a.out:
         out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
@@ -54,6 +53,8 @@ def flags_derive(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
 
+DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides")   # what `draft_config_flags` adds: not settings
+
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
     s.add_argument("--verifier", required=required, help="verifier directory, config.json or Hub repo id" +
@@ -61,6 +62,13 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
+
+def derivation(a, **rules):
+    "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
+    from eagle3_nb.derive import derive_draft_config
+    from eagle3_nb.verifier import embedded_verifier
+    return derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, overrides=a.draft_overrides,
+                               **rules)
 
 # %% ../nbs/08b_commands.ipynb #158e60a6
 def cmd_verify(a)->int:
@@ -174,14 +182,10 @@ def flags_extract(s:argparse.ArgumentParser, settings:bool):
 # %% ../nbs/08b_commands.ipynb #98191e24
 def cmd_train(a)->int:
     "Train with training-time test (resumable); export OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP (--fsdp)."
-    from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.train import TrainConfig, train
-    from eagle3_nb.verifier import embedded_verifier
-    cfg = TrainConfig(**given(a, ("data", "verifier", "reference", "out", "draft_overrides")))
-    v = a.verifier or embedded_verifier()
+    cfg = TrainConfig(**given(a, ("data", "out", *DRAFT_CONFIG_FLAGS)))
     ids = read_json(Path(a.data)/"manifest.json")["aux_layer_ids"]   # the layers the data hold are the draft's
-    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=cfg.draft_vocab_size, aux_layer_ids=ids,
-                            overrides=a.draft_overrides)
+    d = derivation(a, draft_vocab_size=cfg.draft_vocab_size, aux_layer_ids=ids)
     r = train(a.data, d.config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
@@ -200,20 +204,17 @@ def online_configs(a)->tuple:
     "(ExtractConfig, TrainConfig) of an `eagle3 online` command line: extract options under `extract.`, vLLM's flat."
     from eagle3_nb.extract import ExtractConfig
     from eagle3_nb.train import TrainConfig
-    g = given(a, ("conversations", "verifier", "reference", "out", "max_disk_gb", "draft_overrides"))
+    g = given(a, ("conversations", "out", "max_disk_gb", *DRAFT_CONFIG_FLAGS))
     eng, x = engine_config(g), g.pop("extract", {})
     return ExtractConfig(**x, engine=eng), TrainConfig(**g)
 
 def cmd_online(a)->int:
     "Extract and train at once, at most --max-disk-gb of shards on disk; re-running the command resumes both sides."
-    from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.online import train_online
     from eagle3_nb.verifier import embedded_verifier
     xc, tc = online_configs(a)
-    v = a.verifier or embedded_verifier()
-    d = derive_draft_config(v, reference=a.reference, draft_vocab_size=tc.draft_vocab_size, aux_layer_ids=xc.layer_ids,
-                            overrides=a.draft_overrides)
-    r = train_online(a.conversations, v, d.config, a.out, a.max_disk_gb, xc, tc)
+    d = derivation(a, draft_vocab_size=tc.draft_vocab_size, aux_layer_ids=xc.layer_ids)
+    r = train_online(a.conversations, a.verifier or embedded_verifier(), d.config, a.out, a.max_disk_gb, xc, tc)
     print(f"{r['steps']} steps, draft exported to {r['draft']}; shards on disk peaked at "
           f"{r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")
     return 0

@@ -151,11 +151,11 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"), rope_parameters=_rope(tc, notes),
         eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
         norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
-    kept = cfg.head_dim == ch["head_dim"] and cfg.to_dict()["head_dim"] == ch["head_dim"]
-    assert kept, "transformers dropped the explicit head_dim"
+    fields = cfg.to_dict()
+    assert cfg.head_dim == ch["head_dim"] and fields["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
     for k, v in (overrides or {}).items():
-        if k not in cfg.to_dict(): raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check "
-                                                         "its spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
+        if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
+                                                  "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
     return Derivation(cfg, notes)
 
