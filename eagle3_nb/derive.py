@@ -53,7 +53,8 @@ def resolve_head_dim(tc:dict # a text-model config
     if H % nh:
         raise CheckpointError(f"hidden_size {H} is not divisible by num_attention_heads {nh} and the config has no "
                               "head_dim; set head_dim explicitly")
-    return H // nh, f"head_dim={H // nh}: implied hidden_size/num_attention_heads = {H}/{nh} (no head_dim in the verifier config)"
+    return H // nh, (f"head_dim={H // nh}: implied hidden_size/num_attention_heads = {H}/{nh} "
+                     "(no head_dim in the verifier config)")
 
 def need(tc:dict, k:str):
     "A shape-determining field of a verifier config, or an error that names it."
@@ -135,7 +136,8 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
               draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=aux_layer_ids or default_aux_layer_ids(L),
               norm_before_residual=False if norm_before_residual is None else norm_before_residual)
     if reference is not None:
-        asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids, norm_before_residual=norm_before_residual)
+        asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,
+                     norm_before_residual=norm_before_residual)
         ref = reference if isinstance(reference, DraftSpec) else inspect_draft(reference)
         _apply_reference(ch, ref, H, V, notes, given={k for k, v in asked.items() if v is not None})
     aux = check_aux_layer_ids(ch["aux_layer_ids"], L)
@@ -152,7 +154,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
         norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
     fields = cfg.to_dict()
-    assert cfg.head_dim == ch["head_dim"] and fields["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
+    assert cfg.head_dim == fields["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
     for k, v in (overrides or {}).items():
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
                                                   "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")

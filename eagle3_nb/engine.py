@@ -71,7 +71,8 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm import LLM
     from vllm.platforms import current_platform
     e, cpu = engine or EngineConfig(), current_platform.is_cpu()
-    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model), seed=e.seed,
+    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model),
+              seed=e.seed,
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}

@@ -119,7 +119,8 @@ def plot_history(hist:list, path:str|Path):
 # %% ../nbs/06_evaluate.ipynb #c4bb26d5
 def _answer_records(prompts:list, texts:list, prefix:str)->list[dict]:
     "Conversations `{id, messages}` of each prompt and vLLM's answer to it, ids `{prefix}0000`, ..."
-    return [{"id": f"{prefix}{i:04d}", "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
+    return [{"id": f"{prefix}{i:04d}",
+             "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
             for i, (p, t) in enumerate(zip(prompts, texts))]
 
 def heldout_from_baseline(verifier:str|Path,  # verifier directory
@@ -159,9 +160,9 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
-    if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written again, never appended to
-    base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=eng, states_out=held if capture else None,
-                         layer_ids=ids)
+    if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written anew, not appended
+    base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=eng,
+                         states_out=held if capture else None, layer_ids=ids)
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)
     if heldout_data is None:
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
@@ -169,7 +170,8 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     from safetensors.torch import load_file
     model.load_state_dict(load_file(str(Path(draft)/"model.safetensors")), strict=False)
     off = offline_acceptance(model.float(), heldout_data, k)
-    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens, "greedy_identical": spec["token_ids"] == base["token_ids"],
+    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens,
+          "greedy_identical": spec["token_ids"] == base["token_ids"],
           "vllm": {x: spec[x] for x in ("drafts", "draft_tokens", "accepted", "mean_acceptance_length", "per_position")},
           "offline": off, "tokens_per_s": {"baseline": base["tokens_per_s"], "eagle3": spec["tokens_per_s"]},
           "speedup": spec["tokens_per_s"] / base["tokens_per_s"]}

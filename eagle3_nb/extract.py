@@ -51,7 +51,8 @@ def capture_hidden(model,                       # a transformers decoder-only ve
                   )->tuple[torch.Tensor, torch.Tensor]:
     "Inputs of decoder layers `layer_ids` (B, T, n, H) and the last layer's pre-norm output (B, T, H)."
     base, got = model.model, {}
-    def pre(key): return lambda mod, args, kwargs: got.__setitem__(key, (args[0] if args else kwargs["hidden_states"]).detach())
+    def pre(key):
+        return lambda mod, args, kwargs: got.__setitem__(key, (args[0] if args else kwargs["hidden_states"]).detach())
     hooks = [base.layers[k].register_forward_pre_hook(pre(k), with_kwargs=True) for k in layer_ids]
     hooks.append(base.norm.register_forward_pre_hook(pre("last"), with_kwargs=True))
     try:
@@ -150,7 +151,7 @@ class HFCapture:
     def __call__(self, samples:list)->list[tuple]:
         "`(aux (T, n, H), last (T, H))` in the storage dtype on the CPU for each `(id, token_ids, mask)` of `samples`."
         got, bs, dt = [None] * len(samples), self.cfg.batch_size, torch_dtype(self.cfg.dtype)
-        order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))  # similar lengths share a batch: ~20% less padding
+        order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))  # similar lengths batched: ~20% less padding
         dev = self.model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
         for i in range(0, len(samples), bs):
             idx = order[i:i + bs]; T = max(len(samples[j][1]) for j in idx)
@@ -224,7 +225,8 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
         for i in range(0, len(todo), cfg.shard_size):
             chunk, skipped = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
             samples = list(_encode(tok, chunk, cfg, skipped))
-            ntok += write_shard(out, man, chunk, samples, capture(samples) if samples else [], tc["vocab_size"], skipped, room)
+            states = capture(samples) if samples else []
+            ntok += write_shard(out, man, chunk, samples, states, tc["vocab_size"], skipped, room)
             bar.update(len(chunk))
             bar.set_postfix(tok_s=f"{ntok / (time.perf_counter() - t0):.0f}")
     return summarize(out, time.perf_counter() - t0, ntok)
@@ -237,7 +239,8 @@ def summarize(out:str|Path,               # an extraction directory
     "Counts of an extraction directory: samples, tokens, loss tokens, skips, bytes per token."
     man, out = read_json(Path(out)/"manifest.json"), Path(out)
     sh = man["shards"]; tokens = sum(s["tokens"] for s in sh)
-    nbytes = sum(s["bytes"] if "bytes" in s else (out/s["file"]).stat().st_size for s in sh if s["file"])   # consumed: deleted
+    nbytes = sum(s["bytes"] if "bytes" in s else (out/s["file"]).stat().st_size
+                 for s in sh if s["file"])   # a consumed shard is deleted: no file, no bytes
     r = {"samples": sum(len(s["ids"]) for s in sh), "tokens": tokens, "loss_tokens": sum(s["loss_tokens"] for s in sh),
          "overlong": sum(s["overlong"] for s in sh), "no_loss_tokens": sum(s["no_loss_tokens"] for s in sh),
          "shards": len(sh), "bytes": nbytes, "bytes_per_token": nbytes / max(tokens, 1)}

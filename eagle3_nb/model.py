@@ -163,7 +163,8 @@ def export_vllm(model:Eagle3Draft,       # the draft to write
     cfg.pop("_attn_implementation_autoset", None)
     dt = torch_dtype(dtype)
     cast = lambda v: (v.to(dt) if v.is_floating_point() else v).contiguous()
-    sd = {rename_layer(k, naming): cast(v) for k, v in model.state_dict().items() if embed_tokens or k != "embed_tokens.weight"}
+    sd = {rename_layer(k, naming): cast(v) for k, v in model.state_dict().items()
+          if embed_tokens or k != "embed_tokens.weight"}
     want = expected_shapes(spec_from_config(cfg), naming=naming, embed_tokens=embed_tokens)
     have = {k: TensorInfo(v.shape, DTYPE_NAMES[str(v.dtype).removeprefix("torch.")]) for k, v in sd.items()}
     if have != want:

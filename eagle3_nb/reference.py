@@ -237,7 +237,8 @@ def spec_mismatches(s:DraftSpec)->list[tuple]:
         chk("midlayer.self_attn.q_proj.weight", 0, heads * s.head_dim,
             "num_attention_heads * head_dim must equal its rows")
     for n in ("k_proj", "v_proj"):
-        chk(f"midlayer.self_attn.{n}.weight", 0, s.num_key_value_heads * s.head_dim, "set num_key_value_heads/head_dim to match")
+        chk(f"midlayer.self_attn.{n}.weight", 0, s.num_key_value_heads * s.head_dim,
+            "set num_key_value_heads/head_dim to match")
     chk("midlayer.self_attn.q_proj.weight", 1, 2 * s.hidden_size,
         "the first layer reads [embedding ; fused hidden] = 2 * hidden_size")
     n_aux = len(s.aux_layer_ids) if s.aux_layer_ids else 3
@@ -274,7 +275,8 @@ def spec_to_json(s:DraftSpec)->dict:
 def spec_from_json(d:dict)->DraftSpec:
     "Inverse of `spec_to_json`."
     t = d.get("tensors")
-    return DraftSpec(**d["config"], tensors=None if t is None else {k: TensorInfo(v["shape"], v["dtype"]) for k, v in t.items()})
+    tensors = None if t is None else {k: TensorInfo(v["shape"], v["dtype"]) for k, v in t.items()}
+    return DraftSpec(**d["config"], tensors=tensors)
 
 def save_spec(s:DraftSpec, path:str|Path): write_json(path, spec_to_json(s))
 def load_spec(path:str|Path)->DraftSpec: return spec_from_json(read_json(path))

@@ -104,7 +104,8 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
             for o in outs:
                 text, key = o.outputs[0].text.strip(), " ".join(words(o.outputs[0].text))
                 stats["generated"] += 1
-                why = rejected(text, o.outputs[0].finish_reason == "stop", cfg, held) or ("duplicate" if key in seen else None)
+                why = (rejected(text, o.outputs[0].finish_reason == "stop", cfg, held)
+                       or ("duplicate" if key in seen else None))
                 if why: stats["rejected"][why] = stats["rejected"].get(why, 0) + 1; continue
                 seen.add(key); kept.append({"id": f"self{len(kept):05d}", "messages": [{"role": "user", "content": text}]})
                 f.write(json.dumps(kept[-1]) + "\n")

@@ -73,7 +73,8 @@ class TrainConfig:
         if self.eval_every and not 0 < self.eval_frac < 1:
             raise Eagle3Error(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
     @property
-    def bf16(self)->bool: return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
+    def bf16(self)->bool:
+        return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
 
 # %% ../nbs/04_train.ipynb #4c0fc0bd
 def _collate(samples:list)->dict:

@@ -48,7 +48,8 @@ def embedded_verifier(cache:str|Path|None=None, # default: `cache_dir()`
                       convert=convert_gguf      # the converter (a parameter so tests can break it)
                      )->Path:
     "A local HF directory of SmolLM2-135M-Instruct, converted from the shipped GGUF once and cached."
-    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct", lambda tmp: convert(smollm2_gguf(), tmp), GGUF_NAME)
+    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct", lambda tmp: convert(smollm2_gguf(), tmp),
+                        GGUF_NAME)
 
 def cached_build(dst:Path,   # the finished directory
                  build,      # build(tmp): writes the directory's files into `tmp`
@@ -115,7 +116,8 @@ def _repack(src:Path, kind:str, tmp:Path):
         qkv = ("q_proj.weight", "k_proj.weight", "v_proj.weight")
         sd |= {k.replace("weight", "bias"): torch.zeros(v.shape[0]) for k, v in sd.items() if k.endswith(qkv)}
     elif kind == "mixtral":
-        cls, cfg = transformers.MixtralForCausalLM, transformers.MixtralConfig(**base, num_local_experts=2, num_experts_per_tok=2)
+        cls = transformers.MixtralForCausalLM
+        cfg = transformers.MixtralConfig(**base, num_local_experts=2, num_experts_per_tok=2)
         for i in range(c["num_hidden_layers"]):
             g, u, dn = (sd.pop(f"model.layers.{i}.mlp.{p}_proj.weight") for p in ("gate", "up", "down"))
             sd |= {f"model.layers.{i}.mlp.gate.weight": torch.zeros(2, c["hidden_size"]),

@@ -302,7 +302,8 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
         check_vocab_maps(r, Path(checkpoint), s)
         emb = None
         if data and (Path(data)/"verifier_head.safetensors").exists():
-            emb = read_tensors(data, ("embed_tokens.weight",), [Path(data)/"verifier_head.safetensors"])["embed_tokens.weight"]
+            files = [Path(data)/"verifier_head.safetensors"]
+            emb = read_tensors(data, ("embed_tokens.weight",), files)["embed_tokens.weight"]
         check_embedding(r, Path(checkpoint), s, emb)
     if ref is not None: check_reference(r, s, ref)
     return r

@@ -92,7 +92,8 @@ def verifier_head(verifier:str|Path)->dict:
     if found["lm_head.weight"] is None and text_config(load_config(verifier)).config.get("tie_word_embeddings", True):
         found["lm_head.weight"] = found["embed_tokens.weight"]   # tied: the output head is the embedding
     if missing := [k for k, v in found.items() if v is None]:
-        raise Eagle3Error(f"{verifier}: no tensor named like {missing} in its safetensors; extract with backend='transformers'")
+        raise Eagle3Error(f"{verifier}: no tensor named like {missing} in its safetensors; "
+                          "extract with backend='transformers'")
     t = read_tensors(verifier, set(found.values()))
     return {k: t[v] for k, v in found.items()}
 
@@ -186,7 +187,8 @@ class DecodeCapture:
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
         L = text_config(load_config(verifier)).config["num_hidden_layers"]
         layer_ids = check_aux_layer_ids(layer_ids or default_aux_layer_ids(L), L)
-        self.verifier, self.dt, self.layer_ids, self.n = Path(verifier), torch_dtype(cfg.dtype), list(layer_ids), len(layer_ids)
+        self.verifier, self.dt = Path(verifier), torch_dtype(cfg.dtype)
+        self.layer_ids, self.n = list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
         self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config
         if self.runner is None or not vc.model_config.enforce_eager:
@@ -258,7 +260,8 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
     fed = [list(o.prompt_token_ids) + list(o.outputs[0].token_ids)[:-1] for o in outs]   # the last: never fed back
     states = cap.states(outs, fed, [r["id"] for r in records])
     for i in range(0, len(records), cfg.shard_size):   # shards: the unit of resume
-        chunk, skipped, samples, hidden, lines = records[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}, [], [], []
+        chunk, skipped = records[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
+        samples, hidden, lines = [], [], []
         for r, o, ids, (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
             mask = [0] * len(o.prompt_token_ids) + [1] * (len(ids) - len(o.prompt_token_ids))
             msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]

@@ -46,7 +46,8 @@ def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
             return False, (f"vLLM {vllm.__version__} serves {a} but its model class does not expose aux hidden states "
                            f"(SupportsEagle3), so EAGLE-3 cannot run on it; "
                            f"use a vLLM version whose {cls.__name__} implements it")
-    return False, f"vLLM {vllm.__version__} does not know the architecture(s) {architectures}; upgrade vLLM or check config.json"
+    return False, (f"vLLM {vllm.__version__} does not know the architecture(s) {architectures}; "
+                   "upgrade vLLM or check config.json")
 
 # %% ../nbs/01c_vllm_support.ipynb #03b03b24
 def _cuda_backend_names()->list[str]:
@@ -100,7 +101,8 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
         md = ops.cpu_attn_get_scheduler_metadata(num_reqs=1, num_heads=1, num_kv_heads=1, head_dim=h, seq_lens=lens, dtype=dt,
                                                  query_start_loc=starts, causal=True, sliding_window_size=-1, isa=isa,
                                                  enable_kv_split=False)
-        ops.cpu_attention_with_kv_cache(query=q, key_cache=kc, value_cache=vc, output=out, query_start_loc=starts, seq_lens=lens,
+        ops.cpu_attention_with_kv_cache(query=q, key_cache=kc, value_cache=vc, output=out, query_start_loc=starts,
+                                        seq_lens=lens,
                                         scale=h ** -0.5, causal=True, alibi_slopes=None, sliding_window=-1,
                                         block_table=torch.zeros(1, 1, dtype=torch.int32), softcap=0.0, scheduler_metadata=md,
                                         s_aux=None)
