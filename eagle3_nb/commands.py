@@ -11,10 +11,11 @@ from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
 # %% auto #0
-__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags', 'derivation',
-           'cmd_verify', 'flags_verify', 'cmd_regenerate', 'flags_regenerate', 'extract_config', 'cmd_extract',
-           'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online', 'flags_online', 'cmd_export',
-           'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert', 'cmd_evaluate', 'flags_evaluate']
+__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
+           'verifier_of', 'derivation', 'cmd_verify', 'flags_verify', 'cmd_regenerate', 'flags_regenerate',
+           'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
+           'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
+           'cmd_evaluate', 'flags_evaluate']
 
 # %% ../nbs/08b_commands.ipynb #8c83383a
 def cmd_inspect(a)->int:
@@ -63,12 +64,15 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
 
+def verifier_of(a):
+    "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."
+    from eagle3_nb.verifier import embedded_verifier
+    return a.verifier or embedded_verifier()
+
 def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
     from eagle3_nb.derive import derive_draft_config
-    from eagle3_nb.verifier import embedded_verifier
-    return derive_draft_config(a.verifier or embedded_verifier(), reference=a.reference, overrides=a.draft_overrides,
-                               **rules)
+    return derive_draft_config(verifier_of(a), reference=a.reference, overrides=a.draft_overrides, **rules)
 
 # %% ../nbs/08b_commands.ipynb #158e60a6
 def cmd_verify(a)->int:
@@ -120,10 +124,9 @@ def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
     from eagle3_nb.prompts import prompt_records
     from eagle3_nb.regeneration import RegenConfig, regenerate
-    from eagle3_nb.verifier import embedded_verifier
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = engine_config(g), g.pop("extract", {})
-    cfg, v = RegenConfig(**g, engine=eng), a.verifier or embedded_verifier()
+    cfg, v = RegenConfig(**g, engine=eng), verifier_of(a)
     if "self" in a.prompts.split("+"):   # the verifier writes them, next to --out, away from the shipped held-out ones
         from eagle3_nb.self_prompts import SelfPromptConfig, source_records
         shipped = prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")
@@ -166,8 +169,7 @@ def extract_config(a):
 def cmd_extract(a)->int:
     "Aux hidden states + targets into safetensors shards (resumable)."
     from eagle3_nb.extract import extract
-    from eagle3_nb.verifier import embedded_verifier
-    print(json.dumps(extract(a.conversations, a.verifier or embedded_verifier(), a.out, extract_config(a))))
+    print(json.dumps(extract(a.conversations, verifier_of(a), a.out, extract_config(a))))
     return 0
 
 def flags_extract(s:argparse.ArgumentParser, settings:bool):
@@ -211,10 +213,9 @@ def online_configs(a)->tuple:
 def cmd_online(a)->int:
     "Extract and train at once, at most --max-disk-gb of shards on disk; re-running the command resumes both sides."
     from eagle3_nb.online import train_online
-    from eagle3_nb.verifier import embedded_verifier
     xc, tc = online_configs(a)
     d = derivation(a, draft_vocab_size=tc.draft_vocab_size, aux_layer_ids=xc.layer_ids)
-    r = train_online(a.conversations, a.verifier or embedded_verifier(), d.config, a.out, a.max_disk_gb, xc, tc)
+    r = train_online(a.conversations, verifier_of(a), d.config, a.out, a.max_disk_gb, xc, tc)
     print(f"{r['steps']} steps, draft exported to {r['draft']}; shards on disk peaked at "
           f"{r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")
     return 0
@@ -276,11 +277,10 @@ def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
     from eagle3_nb.prompts import prompt_records
-    from eagle3_nb.verifier import embedded_verifier
     split = "heldout" if a.prompt_set == "default" else a.split
     held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]
     eng = engine_config(given(a))
-    ev = evaluate_draft(a.verifier or embedded_verifier(), a.draft, held, a.heldout_data, a.out, k=a.k,
+    ev = evaluate_draft(verifier_of(a), a.draft, held, a.heldout_data, a.out, k=a.k,
                         max_tokens=a.max_tokens, device=a.device, dtype=a.dtype, engine=eng)
     print(json.dumps(ev, indent=1))
     return 0

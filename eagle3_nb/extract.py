@@ -240,7 +240,7 @@ def summarize(out:str|Path,               # an extraction directory
     man, out = read_json(Path(out)/"manifest.json"), Path(out)
     sh = man["shards"]; tokens = sum(s["tokens"] for s in sh)
     nbytes = sum(s["bytes"] if "bytes" in s else (out/s["file"]).stat().st_size
-                 for s in sh if s["file"])   # a consumed shard is deleted: no file, no bytes
+                 for s in sh if s["file"])   # recorded bytes: a shard online training consumed is deleted
     r = {"samples": sum(len(s["ids"]) for s in sh), "tokens": tokens, "loss_tokens": sum(s["loss_tokens"] for s in sh),
          "overlong": sum(s["overlong"] for s in sh), "no_loss_tokens": sum(s["no_loss_tokens"] for s in sh),
          "shards": len(sh), "bytes": nbytes, "bytes_per_token": nbytes / max(tokens, 1)}

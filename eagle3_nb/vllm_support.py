@@ -102,8 +102,7 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
                                                  query_start_loc=starts, causal=True, sliding_window_size=-1, isa=isa,
                                                  enable_kv_split=False)
         ops.cpu_attention_with_kv_cache(query=q, key_cache=kc, value_cache=vc, output=out, query_start_loc=starts,
-                                        seq_lens=lens,
-                                        scale=h ** -0.5, causal=True, alibi_slopes=None, sliding_window=-1,
+                                        seq_lens=lens, scale=h ** -0.5, causal=True, alibi_slopes=None, sliding_window=-1,
                                         block_table=torch.zeros(1, 1, dtype=torch.int32), softcap=0.0, scheduler_metadata=md,
                                         s_aux=None)
     except (RuntimeError, NotImplementedError) as e:
