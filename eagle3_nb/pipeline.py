@@ -167,7 +167,7 @@ def check_run_dir(run_dir:Path, cfg:RunConfig):
     for k in sorted(set(old) | set(new)):
         was = old.get(k, default.get(k))   # a setting added since: what it meant
         if k in IGNORED or was == new.get(k): continue
-        first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting this version does not know: it shaped everything
+        first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting unknown to this version: assume it shaped everything
         done = [s for s in order[order.index(first):] if (run_dir/DONE[s]).exists()]
         if done:
             raise CheckpointError(f"{run_dir} was made with {k}={was!r}, this run asks for {new.get(k)!r}, and its "
