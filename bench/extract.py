@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 from eagle3_nb.prompts import default_prompts
 from eagle3_nb.extract import ExtractConfig, extract, tokenize_conversation
-from eagle3_nb.verifier import embedded_verifier, load_verifier
+from eagle3_nb.embedded import embedded_verifier, load_verifier
 
 def conversations(n):
     "Prompts with a fixed ~120-token answer (the benchmark measures the extractor, not generation)."

@@ -23,7 +23,7 @@ from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.objective import target_head, ttt_loss
 from eagle3_nb.draft_init import build_draft
 from eagle3_nb.train import TrainConfig, _collate
-from eagle3_nb.verifier import embedded_verifier
+from eagle3_nb.embedded import embedded_verifier
 
 def regen_rate(recs, v, out, dtype, n_tok):
     "Output tokens/s of the vLLM regeneration (engine start included, as the demo pays it)."

@@ -19,7 +19,7 @@ from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.self_prompts import self_prompts
 from eagle3_nb.objective import offline_acceptance
 from eagle3_nb.train import TrainConfig, train
-from eagle3_nb.verifier import embedded_verifier
+from eagle3_nb.embedded import embedded_verifier
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()

@@ -7,7 +7,7 @@ import argparse, time
 from eagle3_nb.engine import auto_dtype, vllm_engine
 from eagle3_nb.prompts import default_prompts
 from eagle3_nb.regeneration import RegenConfig, _first_turn, sampling_params
-from eagle3_nb.verifier import embedded_verifier
+from eagle3_nb.embedded import embedded_verifier
 
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument("--prompts", type=int, default=512)

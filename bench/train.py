@@ -10,7 +10,7 @@ from eagle3_nb.extract import HiddenStates
 from eagle3_nb.objective import target_head, ttt_loss
 from eagle3_nb.draft_init import build_draft
 from eagle3_nb.train import TrainConfig, _collate
-from eagle3_nb.verifier import embedded_verifier
+from eagle3_nb.embedded import embedded_verifier
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(); ap.add_argument("--data", default="runs/demo/hidden_states"); ap.add_argument("--steps", type=int, default=5)

@@ -148,7 +148,7 @@ def test_help_is_complete_for_every_subcommand(run):
 
 def test_run_stops_before_work_on_bad_input(tmp_path, run):
     "An architecture vLLM cannot speculate on, an empty prompt file, a misspelt setting: one line, exit 2, run dir untouched."
-    from eagle3_nb.verifier import smollm2_as
+    from eagle3_nb.embedded import smollm2_as
     r = run("run", "--verifier", smollm2_as("mixtral"), "--run-dir", tmp_path/"a", "--device", "cpu")
     last = r.stderr.strip().splitlines()[-1]   # vLLM prints a line of its own at import
     assert r.returncode == 2 and last.startswith("eagle3: error: pre-flight") and "SupportsEagle3" in last, r.stderr
@@ -166,7 +166,7 @@ def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path, run):
     from eagle3_nb.prompts import default_prompts
     from eagle3_nb.regeneration import RegenConfig, regenerate
     from eagle3_nb.extract import ExtractConfig, extract
-    from eagle3_nb.verifier import embedded_verifier
+    from eagle3_nb.embedded import embedded_verifier
     v = embedded_verifier()
     regenerate(default_prompts()[:4], v, tmp_path/"c.jsonl", RegenConfig(max_new_tokens=16, batch_size=4))
     extract(tmp_path/"c.jsonl", v, tmp_path/"hs", ExtractConfig(shard_size=4))

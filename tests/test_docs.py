@@ -29,20 +29,20 @@ def test_every_stage_has_a_page_in_the_sidebar(site):
     assert "head_dim" in index and "verification" in index.lower()
 
 def test_api_docs_and_plots_are_rendered(site):
-    derive = (site/"01_derive.html").read_text()
+    derive = (site/"02_derive.html").read_text()
     assert re.search(r'id="resolve-head-dim">resolve_head_dim<', derive)        # show_doc's heading
     assert "def resolve_head_dim(" in re.sub(r"<[^>]+>", "", derive)          # the signature, from show_doc
     assert "#| export" not in derive                                          # nbdev directives are not shown
-    imgs = re.findall(r'<img[^>]+src="(_images/[^"]+\.png)"', (site/"04_train.html").read_text())
+    imgs = re.findall(r'<img[^>]+src="(_images/[^"]+\.png)"', (site/"07_train.html").read_text())
     assert imgs and all((site/i).stat().st_size > 5000 for i in imgs)          # the training curves, as PNG
 
 @needs_chromium
 def test_chromium_screenshot_and_dom(site, tmp_path):
     shot = tmp_path/"derive.png"
-    r = chromium(tmp_path, "--window-size=1280,1600", f"--screenshot={shot}", (site/"01_derive.html").as_uri())
+    r = chromium(tmp_path, "--window-size=1280,1600", f"--screenshot={shot}", (site/"02_derive.html").as_uri())
     assert shot.exists() and shot.stat().st_size > 20_000, r.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    dom = chromium(tmp_path, "--dump-dom", (site/"01_derive.html").as_uri()).stdout
+    dom = chromium(tmp_path, "--dump-dom", (site/"02_derive.html").as_uri()).stdout
     for text in ("Draft config and head_dim derivation", "Reference inspection", "Training with training-time test", "resolve_head_dim"):
         assert text in dom, text
 
@@ -50,13 +50,13 @@ def test_chromium_screenshot_and_dom(site, tmp_path):
 def test_search_finds_the_derivation(site, tmp_path):
     dom = chromium(tmp_path, "--virtual-time-budget=15000", "--dump-dom", (site/"search.html").as_uri() + "?q=resolve_head_dim").stdout
     results = re.search(r'<ul[^>]*class="search"[^>]*>(.*?)</ul>', dom, re.S)
-    assert results and 'href="01_derive.html"' in results.group(1), dom[-2000:]
+    assert results and 'href="02_derive.html"' in results.group(1), dom[-2000:]
 
 def test_gpu_host_page_and_an_api_table(site):
-    gpu = re.sub(r"<[^>]+>", "", (site/"08_gpu_host.html").read_text())
+    gpu = re.sub(r"<[^>]+>", "", (site/"10a_gpu_host.html").read_text())
     for text in ("Kimi-K2.5", "Llama-3.1-8B-Instruct", "torchrun --nproc_per_node 8", "56.0 KiB per token", "OK (0 errors, 0 warnings"):
         assert text in gpu, text                                                # the stored outputs of the page's cells
-    derive = (site/"01_derive.html").read_text()
+    derive = (site/"02_derive.html").read_text()
     section = derive[derive.index('id="derive-draft-config"'):]
     table = re.search(r"<table.*?</table>", section, re.S).group(0)            # the first table after its heading
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table, re.S)]
@@ -66,6 +66,6 @@ def test_gpu_host_page_and_an_api_table(site):
 
 @needs_chromium
 def test_chromium_renders_the_gpu_host_page(site, tmp_path):
-    dom = chromium(tmp_path, "--dump-dom", (site/"08_gpu_host.html").as_uri()).stdout
-    for text in ("On a GPU host", "Kimi-K2.5", "v_head_dim=128", 'href="01_derive.html"'):
+    dom = chromium(tmp_path, "--dump-dom", (site/"10a_gpu_host.html").as_uri()).stdout
+    for text in ("On a GPU host", "Kimi-K2.5", "v_head_dim=128", 'href="02_derive.html"'):
         assert text in dom, text
