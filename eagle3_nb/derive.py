@@ -14,8 +14,8 @@ if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a conf
 
 # %% auto #0
 __all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need',
-           'default_aux_layer_ids', 'check_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'derive_draft_config',
-           'expected_shapes', 'derived_spec']
+           'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation',
+           'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -41,15 +41,17 @@ def resolve_head_dim(tc:dict # a text-model config
                     )->tuple[int, str]:
     "The draft's head_dim for a verifier text config, and the rule that gave it."
     H, nh = need(tc, "hidden_size"), need(tc, "num_attention_heads")
+    if is_mla(tc):
+        hd, key = int(tc["v_head_dim"]), tc.get("head_dim")
+        saved = (f"; its head_dim={key} is the rope part (qk_rope_head_dim, as transformers saves DeepSeek-V3 configs),"
+                 " not a head size" if key is not None else "")
+        return hd, (f"head_dim={hd}: MLA verifier has no plain head_dim; the draft uses v_head_dim={hd} "
+                    f"(qk_nope_head_dim={tc['qk_nope_head_dim']}, qk_rope_head_dim={tc['qk_rope_head_dim']}){saved}; "
+                    f"not hidden_size/num_attention_heads={H / nh:g}")
     if tc.get("head_dim") is not None:
         hd = int(tc["head_dim"])
         return hd, f"head_dim={hd}: explicit in the verifier config" + (" (hidden_size/num_attention_heads would "
                                                                         f"give {H // nh}: wrong)" if H // nh != hd else "")
-    if is_mla(tc):
-        hd = int(tc["v_head_dim"])
-        return hd, (f"head_dim={hd}: MLA verifier has no plain head_dim; the draft uses v_head_dim={hd} "
-                    f"(qk_nope_head_dim={tc['qk_nope_head_dim']}, qk_rope_head_dim={tc['qk_rope_head_dim']}); "
-                    f"not hidden_size/num_attention_heads={H / nh:g}")
     if H % nh:
         raise CheckpointError(f"hidden_size {H} is not divisible by num_attention_heads {nh} and the config has no "
                               "head_dim; set head_dim explicitly")
@@ -65,8 +67,13 @@ def need(tc:dict, k:str):
 
 # %% ../nbs/02_derive.ipynb #1ff3cd09
 def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
-    "vLLM's default EAGLE-3 aux layers: inputs of layers `[2, L//2, L-3]`."
-    return [2, num_hidden_layers // 2, num_hidden_layers - 3]
+    "vLLM's default EAGLE-3 aux layers, inputs of layers `[2, L//2, L-3]`; for shallow verifiers three distinct ones."
+    L = num_hidden_layers
+    if L < 3: raise CheckpointError(f"a verifier with {L} layers has no three distinct aux layers; pass "
+                                    f"aux_layer_ids (e.g. {list(range(L))}) explicitly")
+    ids = [2, L // 2, L - 3]
+    if ids == sorted(set(ids)): return ids
+    return [0, 1, 2] if L == 3 else [1, L // 2, L - 1]   # vLLM's rule repeats or reverses a layer below 7
 
 def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
     "The ids, checked against the verifier's depth (vLLM convention: input of decoder layer k)."
@@ -77,6 +84,10 @@ def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
                               f"is {default_aux_layer_ids(num_hidden_layers)}")
     if len(set(ids)) != len(ids): raise CheckpointError(f"aux layer ids {ids} repeat a layer; give distinct ids")
     return list(ids)
+
+def resolve_aux_layer_ids(ids:list|None, num_hidden_layers:int)->list[int]:
+    "The given ids, else the default, checked: the one place a stage picks its aux layers."
+    return check_aux_layer_ids(ids or default_aux_layer_ids(num_hidden_layers), num_hidden_layers)
 
 # %% ../nbs/02_derive.ipynb #4ac27d49
 CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"   # in every manifest
@@ -133,7 +144,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         nkv = nh
         notes.append(f"num_key_value_heads absent: multi-head attention, {nh} (= num_attention_heads)")
     ch = dict(head_dim=hd, num_attention_heads=nh, num_key_value_heads=nkv, intermediate_size=I,
-              draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=aux_layer_ids or default_aux_layer_ids(L),
+              draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(aux_layer_ids, L),
               norm_before_residual=False if norm_before_residual is None else norm_before_residual)
     if reference is not None:
         asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,

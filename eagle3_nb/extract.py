@@ -13,7 +13,7 @@ from safetensors.torch import save_file
 from tqdm.auto import tqdm
 from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
 from .reference import load_config
-from .derive import CONVENTION, check_aux_layer_ids, default_aux_layer_ids, text_config
+from .derive import CONVENTION, default_aux_layer_ids, resolve_aux_layer_ids, text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 
@@ -210,7 +210,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
     L, tok = tc["num_hidden_layers"], AutoTokenizer.from_pretrained(str(verifier))
-    layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
+    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = _manifest(out, verifier, tc, cfg, layer_ids)
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
     todo, ntok = [r for r in recs if r["id"] not in done], 0

@@ -14,7 +14,7 @@ from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connecto
 from .core import Eagle3Error, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import text_config
-from .derive import check_aux_layer_ids, default_aux_layer_ids
+from .derive import default_aux_layer_ids, resolve_aux_layer_ids
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
 from .regeneration import RegenConfig, _batches_of, _first_turn, sampling_params
 from .extract import ExtractConfig, HiddenStates, _manifest, _save_head, fit_sample, summarize, write_shard
@@ -186,7 +186,7 @@ class DecodeCapture:
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
         L = text_config(load_config(verifier)).config["num_hidden_layers"]
-        layer_ids = check_aux_layer_ids(layer_ids or default_aux_layer_ids(L), L)
+        layer_ids = resolve_aux_layer_ids(layer_ids, L)
         self.verifier, self.dt = Path(verifier), torch_dtype(cfg.dtype)
         self.layer_ids, self.n = list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
@@ -287,7 +287,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
     L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
-    layer_ids = check_aux_layer_ids(cfg.layer_ids or default_aux_layer_ids(L), L)
+    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = _manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
     todo = [r for r in records if r["id"] not in done]
