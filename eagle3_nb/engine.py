@@ -14,8 +14,8 @@ from .reference import load_config
 from .derive import text_config
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine', 'bf16_speedup',
-           'fast_bf16', 'precision_reason', 'auto_dtype']
+__all__ = ['VLLM_ENV', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine', 'vllm_failure',
+           'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
@@ -76,7 +76,19 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | (extra or {})))
+    try: return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | (extra or {})))
+    except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
+        raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
+
+def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
+    "One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture, the dtype and vLLM's words."
+    import vllm
+    try: arch = ", ".join(load_config(model).get("architectures") or ["no architectures"])
+    except Exception: arch = "config unreadable"   # its own error was vLLM's to say
+    msg = " ".join(str(e).split())[:400] or type(e).__name__
+    with_draft = f" with the EAGLE-3 draft {draft}" if draft else ""
+    return (f"vLLM {vllm.__version__} could not start {model} ({arch}) in {dtype}{with_draft}: {type(e).__name__}: "
+            f"{msg}. If the checkpoint is incomplete or for another vLLM version, fix it and re-run (the run resumes)")
 
 # %% ../nbs/03a_engine.ipynb #18e43b77
 @cache

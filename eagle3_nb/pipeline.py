@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from .core import CheckpointError, Eagle3Error, read_json, write_json
 from .reference import inspect_draft, load_config, save_spec
-from .derive import derive_draft_config, derived_spec, text_config
+from .derive import derive_draft_config, derived_spec, is_mla, text_config
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -17,7 +17,7 @@ from .extract import ExtractConfig, extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify
-from .vllm_support import vllm_eagle3_support
+from .vllm_support import mla_dtype, vllm_eagle3_support
 
 # %% auto #0
 __all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',
@@ -71,6 +71,9 @@ def resolved(cfg:RunConfig)->RunConfig:
     data = auto_dtype(cfg.data_dtype, dev)
     ev = ("float32" if dev == "cpu" else "bfloat16") if cfg.eval_dtype == "auto" else cfg.eval_dtype
     v = str(cfg.verifier or embedded_verifier())
+    if dev == "cpu" and is_mla(text_config(vc := load_config(v)).config):   # vLLM's CPU MLA kernels take what they take
+        data = mla_dtype(vc, data, auto=cfg.data_dtype == "auto", draft=False)[0]
+        ev = mla_dtype(vc, ev, auto=cfg.eval_dtype == "auto")[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
     cap = cfg.capture
@@ -203,7 +206,7 @@ def _derive(cfg:RunConfig, run:Path):
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
-    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0])
+    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0], dtype=cfg.eval_dtype)
     write_json(out, rep.to_json()); print(rep.text())
     if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; {out}): "
                                          + " | ".join(f"{f.where}: {f.fix}" for f in rep.errors))
@@ -244,6 +247,9 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
     cfg, run, times = resolved(cfg), Path(run_dir), {}
     if auto: print(f"precision auto -> {precision_reason(cfg.device)}", flush=True)
+    if cfg.device == "cpu" and is_mla(text_config(vc := load_config(cfg.verifier)).config):
+        print(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
+              f"{mla_dtype(vc, cfg.eval_dtype)[1]}", flush=True)
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)

@@ -8,13 +8,14 @@ from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
-from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, text_config
-from .vllm_support import head_size_support, installed_vllm, kv_cache_support, vllm_draft_classes, vllm_eagle3_support
+from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla, text_config
+from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_serving, vllm_draft_classes,
+                                    vllm_eagle3_support)
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
-           'check_self_consistency', 'check_vllm', 'check_aux_ids', 'check_vocab_maps', 'check_embedding',
-           'check_reference', 'verify']
+           'check_self_consistency', 'check_vllm', 'check_aux_ids', 'check_mla_serving', 'check_vocab_maps',
+           'check_embedding', 'check_reference', 'verify']
 
 # %% ../nbs/08_verify.ipynb #475ea31b
 KINDS = {  # the kinds of finding, in report order; each says what it means for vLLM
@@ -174,6 +175,7 @@ def check_vllm(r:Report,           # the report the rows go to
                s:DraftSpec,        # the draft
                verifier:dict,      # the verifier's config
                device:str="auto",  # where vLLM will serve: cpu, cuda, or auto (the installed vLLM's platform)
+               dtype:str|None=None,# the dtype vLLM will serve in; None: any it can
               ):
     "(c) What the installed vLLM decides: EAGLE-3 on this verifier, the draft's head size, its KV cache, its positions."
     if (vllm := installed_vllm()) is None:
@@ -195,6 +197,7 @@ def check_vllm(r:Report,           # the report the rows go to
     ok, why = kv_cache_support(verifier, s, device)
     if not ok:
         r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
+    if is_mla(text_config(verifier).config) and device == "cpu": check_mla_serving(r, verifier, dtype)
     serve = text_config(verifier).config.get("max_position_embeddings")
     mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
     if mpe and serve and mpe < serve:
@@ -223,6 +226,17 @@ def check_aux_ids(r:Report,              # the report the rows go to
               f"ids {bad} name no layer of a {L}-layer verifier")
     if not manifest: return
     if bad := aux_ids_mismatch(manifest, s.aux_layer_ids or []): r.add("aux-layers", *bad[:3], "error", bad[3])
+
+# %% ../nbs/08_verify.ipynb #805f638d
+def check_mla_serving(r:Report,           # the report the rows go to
+                      verifier:dict,      # the verifier's config (an MLA text model)
+                      dtype:str|None=None,# the dtype vLLM will serve in; None: bfloat16 or float32, whichever it can
+                     ):
+    "An MLA verifier and the dense draft in one vLLM engine on this CPU: backend, dtype, a common KV block size."
+    asked = [dtype] if dtype else ["bfloat16", "float32"]
+    refused = [(dt, why) for dt in asked for ok, why in [mla_serving(verifier, dt)] if not ok]
+    sev = "error" if dtype or len(refused) == len(asked) else "warning"
+    for dt, why in refused: r.add("vllm", "dtype (MLA verifier + draft)", dt, "a dtype vLLM serves the pair in", sev, why)
 
 # %% ../nbs/08_verify.ipynb #9eeb1a4d
 def check_vocab_maps(r:Report,    # the report the rows go to
@@ -279,6 +293,7 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
            reference:str|Path|DraftSpec|None=None,  # reference draft
            data:str|Path|None=None,                 # extraction directory the draft was trained on (conventions, embedding)
            device:str="auto",                       # where vLLM will serve it: cpu, cuda, auto (the installed vLLM's platform)
+           dtype:str|None=None,                     # the dtype vLLM will serve it in; None: any it can
           )->Report:
     "Check a draft checkpoint against itself, its verifier, the installed vLLM, its training data and a reference."
     r = Report(str(checkpoint))
@@ -295,7 +310,7 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
     check_format(r, cfg, s)
     check_self_consistency(r, s)
     check_against_verifier(r, s, vcfg, ref)
-    check_vllm(r, cfg, s, vcfg, device)
+    check_vllm(r, cfg, s, vcfg, device, dtype)
     man = read_json(Path(data)/"manifest.json") if data else None
     check_aux_ids(r, s, vcfg, man)
     if Path(str(checkpoint)).is_dir():

@@ -13,7 +13,7 @@ from .engine import vllm_env
 
 # %% auto #0
 __all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
-           'head_size_support', 'kv_cache_support']
+           'head_size_support', 'kv_cache_support', 'mla_backend', 'mla_serving', 'mla_dtype']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -170,3 +170,55 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     except AttributeError as e:
         return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
     return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"
+
+# %% ../nbs/03b_vllm_support.ipynb #b41ccff9
+def mla_backend(device:str="cpu"):
+    "(name, class) of the MLA attention backend the installed vLLM picks on this machine for `device`."
+    from vllm.v1.attention.backends.registry import AttentionBackendEnum
+    if device != "cpu": raise Eagle3Error(f"mla_backend: device {device!r} is not asked here; only cpu")
+    from vllm.platforms.cpu import CpuPlatform
+    path = CpuPlatform.get_attn_backend_cls(None, SimpleNamespace(use_sparse=False, use_mla=True))
+    e = next(b for b in AttentionBackendEnum if b.value == path)
+    return e.name, e.get_class()
+
+def mla_serving(verifier:dict,          # the verifier's config (an MLA text model)
+                dtype:str,              # the dtype vLLM would serve in
+                draft:bool=True,        # with an EAGLE-3 draft beside it (dense attention)
+                device:str="cpu",       # only cpu is asked; cuda answers "not checked"
+               )->tuple[bool, str]:
+    "(ok, reason): whether the installed vLLM serves this MLA verifier in `dtype` on `device`, with a draft if asked."
+    import vllm
+    from vllm.v1.worker.utils import select_common_block_size
+    tc, v = text_config(verifier).config, f"vLLM {vllm.__version__}"
+    if device != "cpu": return True, f"not checked: {v}'s MLA backends are asked on cpu only"
+    name, mla = mla_backend(device)
+    if torch_dtype(dtype) not in mla.supported_dtypes:
+        takes = [str(d).removeprefix("torch.") for d in mla.supported_dtypes]
+        return False, f"{v} on this CPU runs MLA with {name}, which takes {takes}, not {dtype}: serve in {takes[0]}"
+    latent = tc["kv_lora_rank"] + tc["qk_rope_head_dim"]
+    if latent not in mla.get_supported_head_sizes():
+        return False, (f"{v}'s {name} takes latent sizes {mla.get_supported_head_sizes()}, this verifier caches "
+                       f"kv_lora_rank + qk_rope_head_dim = {latent}")
+    if not draft: return True, f"{v} serves it with {name} in {dtype}"
+    fixed = [s for s in mla.get_supported_kernel_block_sizes() if isinstance(s, int)]
+    block = max(fixed) if fixed else 128            # the CPU platform forces a fixed-size MLA kernel's block, else 128
+    _, dense = attention_backends(device)[0]
+    try: select_common_block_size(block, [mla, dense])
+    except ValueError as e:
+        return False, (f"{v} cannot serve an MLA verifier with an EAGLE-3 draft on this CPU: its {name} backend and the "
+                       f"draft's {dense.get_name()} share no KV block size ({str(e).rstrip('.')}); a CPU with AMX "
+                       "serves the pair in bfloat16 (AMX_MLA), or serve it on a GPU")
+    return True, f"{v} serves it with {name} and the draft with {dense.get_name()} in {dtype}, {block}-token blocks"
+
+def mla_dtype(verifier:dict,     # the verifier's config (an MLA text model)
+              dtype:str,         # the dtype wanted
+              auto:bool=False,   # True: the other of bfloat16/float32 where `dtype` is refused
+              draft:bool=True,   # with an EAGLE-3 draft beside it
+             )->tuple[str, str]:
+    "The dtype this CPU's vLLM serves an MLA verifier in (`dtype`, else with `auto` the other), and why; else an error."
+    refused = []
+    for dt in [dtype] + ([d for d in ("bfloat16", "float32") if d != dtype] if auto else []):
+        ok, why = mla_serving(verifier, dt, draft=draft)
+        if ok: return dt, "; ".join(refused + [why])
+        refused.append(why)
+    raise Eagle3Error(" | ".join(refused))
