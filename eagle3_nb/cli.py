@@ -4,9 +4,9 @@
 
 # %% ../nbs/11_cli.ipynb #68ee9857
 from __future__ import annotations
-import argparse, sys, warnings
+import argparse, contextlib, os, sys, warnings
 from pathlib import Path
-from .core import Eagle3Error
+from .core import Eagle3Error, writer_lock
 from .options import add_fields, parse_with_config, run_settings
 from .reference import fixture, inspect_draft, save_spec, spec_table
 from .commands import (   # each stage's subcommand: what it does and its flags
@@ -105,10 +105,16 @@ def main(argv:list|None=None)->int:
             for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                 warnings.filterwarnings("ignore", category=c)
             warnings.showwarning = lambda m, *_a, **_k: print(f"eagle3: warning: {m}", file=sys.stderr)
-            rc = a.fn(a)
+            with _writer(a, argv): rc = a.fn(a)
     except (Eagle3Error, OSError) as e:
         print(f"eagle3: error: {e}", file=sys.stderr); rc = 2
     return rc
+
+def _writer(a, argv:list|None):
+    "The writer lock of a subcommand's `--out` (run and demo lock their run directory); under torchrun rank 0 holds it."
+    out = getattr(a, "out", None)
+    if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
+    return writer_lock(out, " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv))))
 
 if __name__ == "__main__" and "IPython" not in sys.modules:
     sys.exit(main())  # `python -m eagle3_nb.cli`, `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs it

@@ -4,13 +4,14 @@
 
 # %% ../nbs/00_core.ipynb #f8284923
 from __future__ import annotations
-import json, os
+import json, os, socket, struct, sys, time
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json',
-           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'torch_threads']
+           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights', 'writer_lock',
+           'torch_threads']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -107,6 +108,63 @@ def read_tensors(d:str|Path,          # checkpoint directory
         with safe_open(str(f), "pt") as st:
             out |= {k: st.get_tensor(k) for k in st.keys() if names is None or k in names}
     return out
+
+# %% ../nbs/00_core.ipynb #7050135a
+def check_weights(d:str|Path)->list[Path]:
+    "The safetensors files of a local checkpoint, each whole by its header; else one error naming the file and the fix."
+    d, fix = Path(d), "re-download or re-save the checkpoint"
+    files = tensor_files(d)
+    if not files:
+        raise CheckpointError(f"{d} has no *.safetensors weights ({sorted(p.name for p in d.iterdir())[:6]}); {fix}")
+    for f in files:
+        size = f.stat().st_size
+        with f.open("rb") as fh:
+            try:
+                n = struct.unpack("<Q", fh.read(8))[0]
+                head = json.loads(fh.read(n)) if 8 + n <= size else {}
+            except (struct.error, ValueError) as e:
+                raise CheckpointError(f"{f} is not a safetensors file ({e}); {fix}") from e
+        want = 8 + n + max((t["data_offsets"][1] for k, t in head.items() if k != "__metadata__"), default=0)
+        if not head or size < want:
+            raise CheckpointError(f"{f} is truncated: {size:,} bytes on disk, its header promises {want:,}; {fix}")
+    return files
+
+# %% ../nbs/00_core.ipynb #909e77fe
+def _lock_files(path:Path)->tuple[Path, Path]:
+    "The lock file of a directory (`DIR/.eagle3.lock`) or of an output file (`FILE.lock`), and its holder's note."
+    lock = path/".eagle3.lock" if path.is_dir() or not path.suffix else path.with_name(path.name + ".lock")
+    return lock, lock.with_name(lock.name + ".json")
+
+@contextmanager
+def writer_lock(path:str|Path,   # the run directory (or output file) written
+                command:str,     # what holds it, as the refused writer will read it
+               ):
+    "Hold the one writer's lock of `path` for the block; a second writer gets an `Eagle3Error` naming the holder."
+    from filelock import FileLock, Timeout
+    lock, note = _lock_files(Path(path))
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fl = FileLock(str(lock))
+    try: fl.acquire(timeout=0)
+    except Timeout:
+        h = _holder(note)
+        raise Eagle3Error(f"{path} is in use by another writer: pid {h.get('pid')} on {h.get('host')}, `{h.get('command')}`, "
+                          f"since {h.get('since')}; wait for it to finish, stop it (kill {h.get('pid')}), or write "
+                          "elsewhere") from None
+    try:
+        if note.exists():   # its writer ended without letting go: killed, or its machine lost
+            h = _holder(note)
+            print(f"{path}: took over the writer's lock from pid {h.get('pid')} on {h.get('host')} (`{h.get('command')}`, "
+                  f"since {h.get('since')}), which is gone", file=sys.stderr)
+        write_json(note, {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
+                          "since": time.strftime("%Y-%m-%d %H:%M:%S")})
+        yield
+    finally:
+        note.unlink(missing_ok=True)
+        fl.release()
+
+def _holder(note:Path)->dict:
+    try: return read_json(note)
+    except (Eagle3Error, OSError): return {}   # written by nobody yet, or cut short
 
 # %% ../nbs/00_core.ipynb #56c1da58
 @contextmanager

@@ -4,10 +4,10 @@
 
 # %% ../nbs/10_pipeline.ipynb #2ec5271d
 from __future__ import annotations
-import dataclasses, time
+import dataclasses, os, sys, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from .core import CheckpointError, Eagle3Error, read_json, write_json
+from .core import CheckpointError, Eagle3Error, check_weights, read_json, write_json, writer_lock
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, is_mla, text_config
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
@@ -127,6 +127,9 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
     "Problems of the verifier that would make this run fail late, each with its fix."
     from transformers import AutoTokenizer
     probs, v = [], cfg.verifier
+    if Path(v).is_dir():
+        try: check_weights(v)
+        except CheckpointError as e: probs.append(str(e))
     try:
         tok = AutoTokenizer.from_pretrained(v)
         if not tok.chat_template: probs.append(f"{v} has a tokenizer but no chat template: add chat_template.jinja (or "
@@ -241,7 +244,11 @@ def _speculators_copy(draft:Path, cfg:RunConfig)->Path:
 def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         run_dir:str|Path    # every artefact goes here; re-running resumes
        )->dict:
-    "Every stage for `cfg.verifier` into `run_dir`, resumable; returns (and writes) `summary.json`."
+    "Every stage for `cfg.verifier` into `run_dir`, resumable, one writer at a time; returns (and writes) `summary.json`."
+    argv = " ".join(["eagle3"] + sys.argv[1:]) if Path(sys.argv[0]).name == "eagle3" else f"pipeline.run in pid {os.getpid()}"
+    with writer_lock(run_dir, argv): return _run(cfg, run_dir)
+
+def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.train import train
     from eagle3_nb.evaluate import evaluate_draft
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)

@@ -192,3 +192,20 @@ def test_regenerate_with_prompts_the_verifier_writes(tmp_path, run):
     written = [json.loads(l)["messages"][0]["content"] for l in (tmp_path/"self_prompts.jsonl").read_text().splitlines()]
     assert [x["messages"][0]["content"] for x in rows[2:]] == written and all(len(w.split()) >= 4 for w in written)
     assert json.loads((tmp_path/"self_prompts.stats.json").read_text())["kept"] == 2
+
+def test_a_busy_run_directory_refuses_a_second_writer(tmp_path, run):
+    "A writer holds R (another process); `eagle3 run` and a stage subcommand writing into R are refused at once, naming it."
+    held = subprocess.Popen([sys.executable, "-c", "import time; from eagle3_nb.core import writer_lock\n"
+                             f"with writer_lock({str(tmp_path)!r}, 'eagle3 run --run-dir R'): print('held', flush=True); "
+                             "time.sleep(120)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert held.stdout.readline().strip() == "held"
+        for args in (["run", "--run-dir", tmp_path, "--prompts", 8, "--eval-prompts", 2],
+                     ["derive", "--verifier", fixture("verifiers/Qwen3-8B.json"), "--out", tmp_path]):
+            r = run(*args)
+            assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+            assert f"is in use by another writer: pid {held.pid}" in r.stderr and "`eagle3 run --run-dir R`" in r.stderr
+        assert not (tmp_path/"run_config.json").exists() and not (tmp_path/"config.json").exists()   # nothing written
+    finally: held.kill(); held.wait()
+    r = run("derive", "--verifier", fixture("verifiers/Qwen3-8B.json"), "--out", tmp_path)   # its holder killed: taken over
+    assert r.returncode == 0 and f"took over the writer's lock from pid {held.pid}" in r.stderr, r.stderr
