@@ -61,8 +61,10 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
         if isinstance(ds, datasets.DatasetDict): ds = ds[split]
         raw = [(i + 1, r) for i, r in enumerate(ds)]
     for n, r in raw:
+        try: r = json.loads(r) if isinstance(r, str) else r
+        except ValueError as e:   # a cut or hand-edited file: every later record may be off too
+            raise Eagle3Error(f"{path_or_id} line {n} is not JSON ({e}): fix or remove that line") from None
         try:
-            r = json.loads(r) if isinstance(r, str) else r
             recs.append({"id": str(r.get("id", f"{p.stem}-{n}")), "messages": parse_record(r)})
         except (ValueError, AttributeError) as e: bad.append(f"line {n}: {e}")
     if bad:

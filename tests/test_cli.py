@@ -156,6 +156,9 @@ def test_run_stops_before_work_on_bad_input(tmp_path, run):
     (tmp_path/"empty.jsonl").write_text("{\"nothing\": 1}\n")
     r = run("run", "--run-dir", tmp_path/"b", "--device", "cpu", "--prompt-source", tmp_path/"empty.jsonl", "--preflight-steps", "0")
     assert r.returncode == 2 and "no usable records" in r.stderr, r.stderr
+    (tmp_path/"cut.jsonl").write_text('{"prompt": "Hi"}\n{"prompt": "Name a col\n')
+    r = run("run", "--run-dir", tmp_path/"b2", "--device", "cpu", "--prompt-source", tmp_path/"cut.jsonl", "--preflight-steps", "0")
+    assert r.returncode == 2 and "cut.jsonl line 2 is not JSON" in r.stderr and "Traceback" not in r.stderr, r.stderr
     (tmp_path/"run.yaml").write_text("prompts: 8\ntrain: {epochz: 3}\n")
     r = run("run", "--run-dir", tmp_path/"c", "--config", tmp_path/"run.yaml")
     assert r.returncode == 2 and "epochz" in r.stderr, r.stderr
