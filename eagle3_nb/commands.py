@@ -8,7 +8,8 @@ import argparse, json, sys
 from pathlib import Path
 from .core import Eagle3Error, read_json
 from .options import add_fields, engine_config, given
-from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
+from .reference import inspect_draft, load_config, save_spec, spec_problems, spec_table, spec_to_json
+from .derive import is_mla, text_config
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
@@ -78,17 +79,19 @@ def derivation(a, **rules):
 def cmd_verify(a)->int:
     "Verify a draft checkpoint; exit 1 on any error."
     from eagle3_nb.verify import verify
-    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device)
+    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype)
     if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
     elif a.probe:
         import tempfile
+        from eagle3_nb.engine import EngineConfig
         from eagle3_nb.evaluate import probe_acceptance
         from eagle3_nb.prompts import prompt_records
         prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
             p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
-                                 tol=a.probe_tol, dtype="bfloat16" if dev == "cuda" else "float32", device=dev)
+                                 tol=a.probe_tol, dtype=a.dtype or _serving_dtype(a.verifier, dev), device=dev,
+                                 engine=EngineConfig(trust_remote_code=a.trust_remote_code))
         rep.checks.append("acceptance")
         print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
               f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
@@ -99,6 +102,14 @@ def cmd_verify(a)->int:
 def _cuda()->bool:
     import torch
     return torch.cuda.is_available()
+
+def _serving_dtype(verifier:str, device:str)->str:
+    "bfloat16 on a GPU; on a CPU float32, or the dtype the installed vLLM serves an MLA verifier with a draft in."
+    if device == "cuda": return "bfloat16"
+    vc = load_config(verifier)
+    if not is_mla(text_config(vc).config): return "float32"
+    from eagle3_nb.vllm_support import mla_dtype
+    return mla_dtype(vc, "float32", auto=True)[0]
 
 def flags_verify(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 verify`'s flags."
@@ -117,6 +128,10 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
                                                                  "same computation")
     s.add_argument("--trained", help="training run directory (checkpoint.pt: the config trained with); default: "
                                      "the draft's parent")
+    s.add_argument("--dtype", choices=["bfloat16", "float32", "float16"], help="the dtype vLLM will serve in (its rules for "
+                   "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a GPU, else float32 "
+                   "or what an MLA verifier needs")
+    s.add_argument("--trust-remote-code", action="store_true", help="run code the verifier ships (the probe loads it)")
     s.add_argument("--json", action="store_true", help="JSON report")
 
 # %% ../nbs/11b_commands.ipynb #e97a329a

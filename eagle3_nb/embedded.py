@@ -9,8 +9,9 @@ from pathlib import Path
 from .core import Eagle3Error, read_json, torch_dtype
 
 # %% auto #0
-__all__ = ['GGUF_NAME', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build', 'load_verifier',
-           'chat_ids', 'smollm2_as']
+__all__ = ['GGUF_NAME', 'TOKENIZER_CODE', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build',
+           'remote_code_files', 'load_tokenizer', 'load_verifier', 'chat_ids', 'smollm2_with_code', 'mla_verifier',
+           'smollm2_as']
 
 # %% ../nbs/03_embedded.ipynb #73d23c87
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -70,22 +71,101 @@ def cached_build(dst:Path,   # the finished directory
     return dst
 
 # %% ../nbs/03_embedded.ipynb #7adc50af
-def load_verifier(path:str|Path|None=None, # HF directory or Hub id; default: the embedded SmolLM2
-                  dtype:str="float32",     # float32 on CPU; bfloat16 on GPU
-                  device:str="cpu"):        # "cpu", "cuda", or "auto": shard a big verifier over all GPUs (device_map)
+def remote_code_files(path:str|Path)->list[str]:
+    "The code a checkpoint directory ships for transformers to run: its `*.py` files and the classes `auto_map` names."
+    d = Path(path)
+    if not d.is_dir(): return []
+    named = {v for f in ("config.json", "tokenizer_config.json") if (d/f).exists()
+             for v in _flat_values(read_json(d/f).get("auto_map") or {}) if v}
+    return sorted({p.name for p in d.glob("*.py")} | named)
+
+def _flat_values(m:dict)->list:
+    return [x for v in m.values() for x in (v if isinstance(v, (list, tuple)) else [v])]
+
+def load_tokenizer(path:str|Path,                # HF directory or Hub id
+                   trust_remote_code:bool=False, # run the tokenizer code the checkpoint ships (Kimi's tiktoken class)
+                  ):
+    "The verifier's tokenizer; one that needs its own code, without `trust_remote_code`, is an error naming the flag."
+    from transformers import AutoTokenizer
+    try: return AutoTokenizer.from_pretrained(str(path), trust_remote_code=trust_remote_code)
+    except ValueError as e:
+        if "trust_remote_code" not in str(e): raise
+        raise Eagle3Error(f"{path} ships code its tokenizer needs ({', '.join(remote_code_files(path)) or 'on the Hub'}); "
+                          "read it, and if you trust it pass --trust-remote-code (trust_remote_code=True)") from None
+
+def load_verifier(path:str|Path|None=None,      # HF directory or Hub id; default: the embedded SmolLM2
+                  dtype:str="float32",          # float32 on CPU; bfloat16 on GPU
+                  device:str="cpu",             # "cpu", "cuda", or "auto": shard a big verifier over all GPUs (device_map)
+                  trust_remote_code:bool=False, # run the code the checkpoint ships (its tokenizer or model classes)
+                 ):
     "The verifier model (eval mode) and its tokenizer."
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
     path = str(path or embedded_verifier())
-    tok = AutoTokenizer.from_pretrained(path)
+    tok = load_tokenizer(path, trust_remote_code)
     placed = {"device_map": "auto"} if device == "auto" else {}
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype), **placed)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype(dtype), trust_remote_code=trust_remote_code, **placed)
     return (model if device == "auto" else model.to(device)).eval(), tok
 
 def chat_ids(tok, prompt:str)->list[int]:
     "Token ids of a single-turn chat prompt, ready for the assistant's answer."
     chat = [{"role": "user", "content": prompt}]
     return list(tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"])
+
+# %% ../nbs/03_embedded.ipynb #9e96a4ed
+TOKENIZER_CODE = '''from transformers import PreTrainedTokenizerFast
+
+class SmolTokenizer(PreTrainedTokenizerFast):
+    "SmolLM2's tokenizer under a class of its own, shipped beside the weights."
+'''
+
+def _with_code(src:Path, tmp:Path):
+    "`src`'s files in `tmp` (the weights linked), its tokenizer named by a class `tmp/tokenization_smol.py` defines."
+    tmp.mkdir(parents=True)
+    for f in src.iterdir():
+        if f.suffix == ".safetensors": (tmp/f.name).symlink_to(f.resolve())
+        elif f.is_file() and f.name != ".complete": shutil.copy(f, tmp/f.name)
+    (tmp/"tokenization_smol.py").write_text(TOKENIZER_CODE)
+    tc = read_json(tmp/"tokenizer_config.json")
+    tc |= {"tokenizer_class": "SmolTokenizer", "auto_map": {"AutoTokenizer": [None, "tokenization_smol.SmolTokenizer"]}}
+    (tmp/"tokenizer_config.json").write_text(json.dumps(tc, indent=1))
+
+def smollm2_with_code(cache:str|Path|None=None)->Path:
+    "The embedded SmolLM2 with its tokenizer as code it ships (loads only with `trust_remote_code`), built once and cached."
+    src = embedded_verifier(cache)
+    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct-with-code", lambda tmp: _with_code(src, tmp),
+                        f"{src} with its tokenizer as shipped code")
+
+# %% ../nbs/03_embedded.ipynb #e1a9a992
+def _mla_config(**kw):
+    "A small DeepSeek-V3 config: MLA with the latent vLLM's CPU kernels take, MoE with a shared expert and noaux_tc."
+    from transformers import DeepseekV3Config
+    return DeepseekV3Config(**{**dict(vocab_size=49152, hidden_size=256, intermediate_size=512, moe_intermediate_size=128,
+        num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=4, q_lora_rank=96, kv_lora_rank=512,
+        qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, n_routed_experts=4, num_experts_per_tok=2,
+        n_shared_experts=1, n_group=1, topk_group=1, topk_method="noaux_tc", first_k_dense_replace=1,
+        max_position_embeddings=2048, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False), **kw})
+
+def _write_mla(src:Path, tmp:Path, seed:int, kw:dict):
+    "A random-weight DeepSeek-V3 model of `_mla_config(**kw)` with `src`'s tokenizer and chat template, into `tmp`."
+    import torch
+    from transformers import DeepseekV3ForCausalLM
+    torch.manual_seed(seed)
+    model = DeepseekV3ForCausalLM(_mla_config(**kw)).to(torch.bfloat16)
+    model.config.name_or_path = f"tiny-deepseek-v3-seed{seed}"
+    model.save_pretrained(tmp)
+    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):
+        shutil.copy(src/f, tmp/f)
+
+def mla_verifier(seed:int=0,                    # the random weights' seed
+                 cache:str|Path|None=None,      # default: `cache_dir()`
+                 **kw                           # DeepseekV3Config fields over the defaults (num_hidden_layers=6, ...)
+                )->Path:
+    "A small random DeepSeek-V3 (MLA + MoE) verifier saved by transformers, with the embedded tokenizer; built once."
+    src = embedded_verifier(cache)
+    tag = "-".join(f"{k}{v}" for k, v in sorted(kw.items()))
+    dst = Path(cache or cache_dir())/f"tiny-deepseek-v3-seed{seed}{'-' + tag if tag else ''}"
+    return cached_build(dst, lambda tmp: _write_mla(src, tmp, seed, kw), f"random DeepseekV3 seed {seed} {kw}")
 
 # %% ../nbs/03_embedded.ipynb #5f0a38d7
 def _spread_heads(w, n:int, d:int, d2:int, dim:int=0):

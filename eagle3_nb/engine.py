@@ -26,6 +26,7 @@ class EngineConfig:
     gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
     enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
     seed: int = 0
+    trust_remote_code: bool = False      # run code the verifier ships (Kimi's tokenizer class); vLLM's and transformers' name
     def __post_init__(self):
         if self.tensor_parallel_size < 1 or (self.max_model_len or 16) < 16:
             raise Eagle3Error("tensor_parallel_size >= 1 and max_model_len >= 16")
@@ -72,7 +73,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm.platforms import current_platform
     e, cpu = engine or EngineConfig(), current_platform.is_cpu()
     kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model),
-              seed=e.seed,
+              seed=e.seed, trust_remote_code=e.trust_remote_code,
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}

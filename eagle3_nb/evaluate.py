@@ -225,16 +225,17 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
                      tol:float=0.05,             # largest |tau in vLLM - tau offline| that counts as the same computation
                      dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
                      device:str="cpu",           # where transformers runs the verifier for the offline estimate
+                     engine:EngineConfig|None=None, # vLLM start-up options (trust_remote_code, ...)
                     )->dict:
     "vLLM's acceptance for `draft` against the trained PyTorch draft's on vLLM's own answers: the gap, and whether it is ok."
     from eagle3_nb.extract import ExtractConfig, extract
     from eagle3_nb.verify import Finding
     out = Path(out)
-    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype)
+    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=engine)
     model, conf = trained_draft(draft, trained)
     ids = (read_json(Path(data)/"manifest.json")["aux_layer_ids"] if data else
            (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"))
-    xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device)
+    xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device, engine=engine or EngineConfig())
     extract(_answer_records(prompts, spec["texts"], "p"), verifier, out/"hidden_states", xc)
     hs = HiddenStates(out/"hidden_states")
     model.embed_tokens.weight.data.copy_(hs.head()["embed_tokens.weight"].float())

@@ -16,6 +16,7 @@ from .reference import load_config
 from .derive import CONVENTION, default_aux_layer_ids, resolve_aux_layer_ids, text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
+from .embedded import load_tokenizer
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash',
@@ -142,7 +143,8 @@ class HFCapture:
     "The `transformers` backend: hooked forward passes, samples of similar length batched together."
     def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list):
         from eagle3_nb.embedded import load_verifier
-        self.model, _ = load_verifier(verifier, dtype=cfg.compute_dtype, device=cfg.device)
+        self.model, _ = load_verifier(verifier, dtype=cfg.compute_dtype, device=cfg.device,
+                                      trust_remote_code=cfg.engine.trust_remote_code)
         self.cfg, self.layer_ids = cfg, layer_ids
     def head(self)->dict:
         m = self.model
@@ -205,11 +207,10 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             room=None,                    # room(nbytes) returns once a shard of nbytes may be written (online training)
            )->dict:
     "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
-    from transformers import AutoTokenizer
     recs = conversations if isinstance(conversations, list) else _conversations(Path(conversations))
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = text_config(load_config(verifier)).config
-    L, tok = tc["num_hidden_layers"], AutoTokenizer.from_pretrained(str(verifier))
+    L, tok = tc["num_hidden_layers"], load_tokenizer(verifier, cfg.engine.trust_remote_code)
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = _manifest(out, verifier, tc, cfg, layer_ids)
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}

@@ -15,6 +15,7 @@ from .reference import load_config
 from .derive import text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
+from .embedded import load_tokenizer
 from .extract import ExtractConfig, _conversations, _encode, extract, read_sample
 from .train import TrainConfig, train
 
@@ -28,7 +29,6 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
                 cfg:ExtractConfig,    # shard size and length rules of the producer
                )->dict:
     "Samples per shard, sample ids and lengths, and loss-token counts (`token_counts.safetensors`) of what `extract` will write."
-    from transformers import AutoTokenizer
     root = Path(root); root.mkdir(parents=True, exist_ok=True)
     if (root/"plan.json").exists():
         plan = read_json(root/"plan.json")
@@ -36,7 +36,7 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
             raise Eagle3Error(f"{root} streams {plan['records']} records in shards of {plan['shard_size']}, not {len(recs)} "
                               f"in shards of {cfg.shard_size}; use a new output directory")
         return plan
-    tok, V = AutoTokenizer.from_pretrained(str(verifier)), text_config(load_config(verifier)).config["vocab_size"]
+    tok, V = load_tokenizer(verifier, cfg.engine.trust_remote_code), text_config(load_config(verifier)).config["vocab_size"]
     sizes, ids, lengths, counts = [], [], [], torch.zeros(V, dtype=torch.long)
     for i in range(0, len(recs), cfg.shard_size):   # the chunks `extract` makes, with its skip rules
         got = list(_encode(tok, recs[i:i + cfg.shard_size], cfg, {"overlong": 0, "no_loss_tokens": 0}))

@@ -44,8 +44,9 @@ def add_fields(p:argparse.ArgumentParser, # the (sub)parser
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         t = str(f.type)
         doc = f"{docs.get(f.name) or ''} (default: {default})".strip().replace("%", "%%")
+        bare = {"nargs": "?", "const": True} if "bool" in t else {}   # `--enforce-eager` alone, as vLLM spells it
         p.add_argument(f"--{prefix}{f.name.replace('_', '-')}", dest=f"{prefix}{f.name}", type=_parse_value(t),
-                       default=argparse.SUPPRESS, metavar=t.split("|")[0].upper(), help=doc)
+                       default=argparse.SUPPRESS, metavar=t.split("|")[0].upper(), help=doc, **bare)
 
 def given(a:argparse.Namespace, skip:tuple=())->dict:
     "The dataclass options given on the command line (or by --config), dotted names nested into sections."

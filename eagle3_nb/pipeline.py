@@ -17,6 +17,7 @@ from .extract import ExtractConfig, extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify
+from .embedded import load_tokenizer
 from .vllm_support import mla_dtype, vllm_eagle3_support
 
 # %% auto #0
@@ -125,15 +126,15 @@ def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by th
 # %% ../nbs/10_pipeline.ipynb #44daf3f1
 def preflight_verifier(cfg:RunConfig)->list[str]:
     "Problems of the verifier that would make this run fail late, each with its fix."
-    from transformers import AutoTokenizer
     probs, v = [], cfg.verifier
     if Path(v).is_dir():
         try: check_weights(v)
         except CheckpointError as e: probs.append(str(e))
     try:
-        tok = AutoTokenizer.from_pretrained(v)
+        tok = load_tokenizer(v, cfg.engine.trust_remote_code)
         if not tok.chat_template: probs.append(f"{v} has a tokenizer but no chat template: add chat_template.jinja (or "
                                                "chat_template in tokenizer_config.json) from the model's chat version")
+    except Eagle3Error as e: probs.append(str(e))   # it names its own fix (--trust-remote-code)
     except (OSError, ValueError, TypeError, KeyError) as e:
         why = str(e).splitlines()[0][:120]
         probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the verifier's Hub "

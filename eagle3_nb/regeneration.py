@@ -75,7 +75,7 @@ def _batches_of(todo:list, cfg:RegenConfig, size:int)->list:
 
 def _hf_generate(todo, verifier, cfg, bar):
     from eagle3_nb.embedded import load_verifier
-    model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device)
+    model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device, trust_remote_code=cfg.engine.trust_remote_code)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked

@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 from .core import Eagle3Error, write_json
 from .engine import EngineConfig, VLLMBar, vllm_engine
 from .regeneration import read_jsonl_resumable
+from .embedded import load_tokenizer
 
 # %% auto #0
 __all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',
@@ -77,12 +78,11 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
                  held_out:list|tuple=(),               # texts no prompt may share four words in a row with
                 )->Path:
     "`n` user turns the verifier writes itself (Magpie), filtered and deduplicated, as prompt records in `out`."
-    from transformers import AutoTokenizer
     from vllm import SamplingParams, TokensPrompt
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     kept = read_jsonl_resumable(out)
     if len(kept) >= n: return out
-    tok = AutoTokenizer.from_pretrained(verifier)
+    tok = load_tokenizer(verifier, cfg.engine.trust_remote_code)
     pre, end = user_turn(tok)
     ids = tok(pre, add_special_tokens=False)["input_ids"]
     held = set().union(*[ngrams(t) for t in held_out]) if held_out else set()
