@@ -79,7 +79,8 @@ def derivation(a, **rules):
 def cmd_verify(a)->int:
     "Verify a draft checkpoint; exit 1 on any error."
     from eagle3_nb.verify import verify
-    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype)
+    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
+                 chat_template_kwargs=a.chat_template_kwargs)
     if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
     elif a.probe:
         import tempfile
@@ -91,7 +92,8 @@ def cmd_verify(a)->int:
         with tempfile.TemporaryDirectory() as tmp:
             p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
                                  tol=a.probe_tol, dtype=a.dtype or _serving_dtype(a.verifier, dev), device=dev,
-                                 engine=EngineConfig(trust_remote_code=a.trust_remote_code))
+                                 engine=EngineConfig(trust_remote_code=a.trust_remote_code,
+                                                     chat_template_kwargs=a.chat_template_kwargs or {}))
         rep.checks.append("acceptance")
         print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
               f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
@@ -132,6 +134,8 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
                    "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a GPU, else float32 "
                    "or what an MLA verifier needs")
     s.add_argument("--trust-remote-code", action="store_true", help="run code the verifier ships (the probe loads it)")
+    s.add_argument("--chat-template-kwargs", type=json.loads, help="the chat template switches the draft will be served "
+                   "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones --data was rendered with")
     s.add_argument("--json", action="store_true", help="JSON report")
 
 # %% ../nbs/11b_commands.ipynb #e97a329a

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util, json, os, shutil, uuid
 from pathlib import Path
 from .core import Eagle3Error, read_json, torch_dtype
+from .reference import fixture
 
 # %% auto #0
 __all__ = ['GGUF_NAME', 'TOKENIZER_CODE', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build',
@@ -119,7 +120,7 @@ class SmolTokenizer(PreTrainedTokenizerFast):
     "SmolLM2's tokenizer under a class of its own, shipped beside the weights."
 '''
 
-def _with_code(src:Path, tmp:Path):
+def _with_code(src:Path, tmp:Path, template:str|None):
     "`src`'s files in `tmp` (the weights linked), its tokenizer named by a class `tmp/tokenization_smol.py` defines."
     tmp.mkdir(parents=True)
     for f in src.iterdir():
@@ -129,12 +130,14 @@ def _with_code(src:Path, tmp:Path):
     tc = read_json(tmp/"tokenizer_config.json")
     tc |= {"tokenizer_class": "SmolTokenizer", "auto_map": {"AutoTokenizer": [None, "tokenization_smol.SmolTokenizer"]}}
     (tmp/"tokenizer_config.json").write_text(json.dumps(tc, indent=1))
+    if template: shutil.copy(fixture(f"chat_templates/{template}.jinja"), tmp/"chat_template.jinja")
 
-def smollm2_with_code(cache:str|Path|None=None)->Path:
+def smollm2_with_code(template:str|None=None,    # a shipped chat template instead of SmolLM2's: "qwen3-thinking"
+                      cache:str|Path|None=None):  # default: `cache_dir()`
     "The embedded SmolLM2 with its tokenizer as code it ships (loads only with `trust_remote_code`), built once and cached."
     src = embedded_verifier(cache)
-    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct-with-code", lambda tmp: _with_code(src, tmp),
-                        f"{src} with its tokenizer as shipped code")
+    dst = Path(cache or cache_dir())/f"SmolLM2-135M-Instruct-with-code{'-' + template if template else ''}"
+    return cached_build(dst, lambda tmp: _with_code(src, tmp, template), f"{src} with its tokenizer as code, {template}")
 
 # %% ../nbs/03_embedded.ipynb #e1a9a992
 def _mla_config(**kw):

@@ -5,7 +5,7 @@
 # %% ../nbs/03a_engine.ipynb #b388fe05
 from __future__ import annotations
 import os, statistics, time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 import torch
@@ -27,6 +27,7 @@ class EngineConfig:
     enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
     seed: int = 0
     trust_remote_code: bool = False      # run code the verifier ships (Kimi's tokenizer class); vLLM's and transformers' name
+    chat_template_kwargs: dict = field(default_factory=dict) # the template's switches ({"enable_thinking": false}), as served
     def __post_init__(self):
         if self.tensor_parallel_size < 1 or (self.max_model_len or 16) < 16:
             raise Eagle3Error("tensor_parallel_size >= 1 and max_model_len >= 16")

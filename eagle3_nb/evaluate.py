@@ -41,22 +41,22 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
     "Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
     from vllm import SamplingParams
     if states_out and draft: raise ValueError("states_out: the verifier's states come from a run without a draft")
-    eng = EngineConfig.of(engine)
+    eng = EngineConfig.of(engine) or EngineConfig()
     llm = vllm_engine(verifier, dtype, eng, draft=draft, k=k, extra={"enable_prefix_caching": False} if states_out else None)
     try:
         recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts)]
         cap = contextlib.nullcontext()
         if states_out:
             from eagle3_nb.vllm_extract import DecodeCapture
-            cap = DecodeCapture(verifier, ExtractConfig(compute_dtype=dtype), layer_ids, dtype, llm=llm)
+            cap = DecodeCapture(verifier, ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype, llm=llm)
         t = time.perf_counter()
         with cap, tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
             outs = llm.chat([r["messages"] for r in recs], SamplingParams(max_tokens=max_tokens, temperature=0.0),
-                            use_tqdm=VLLMBar(bar))
+                            use_tqdm=VLLMBar(bar), chat_template_kwargs=eng.chat_template_kwargs or None)
             secs = time.perf_counter() - t
             if states_out:
                 from eagle3_nb.vllm_extract import store_states
-                store_states(states_out, verifier, cap, recs, outs, ExtractConfig(compute_dtype=dtype))
+                store_states(states_out, verifier, cap, recs, outs, ExtractConfig(compute_dtype=dtype, engine=eng))
         ntok = sum(len(o.outputs[0].token_ids) for o in outs)
         return {"texts": [o.outputs[0].text for o in outs], "token_ids": [list(o.outputs[0].token_ids) for o in outs],
                 "seconds": secs, "tokens_per_s": ntok / secs, **(spec_metrics(llm.get_metrics()) if draft else {})}

@@ -19,30 +19,51 @@ from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
 
 # %% auto #0
-__all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'tokenize_conversation', 'capture_hidden', 'ExtractConfig', 'config_hash',
-           'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize', 'read_sample', 'HiddenStates',
-           'vocab_coverage']
+__all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'tokenize_conversation', 'conversation_rows', 'generated_sample', 'capture_hidden',
+           'ExtractConfig', 'config_hash', 'fit_sample', 'HFCapture', 'write_shard', 'extract', 'summarize',
+           'read_sample', 'HiddenStates', 'vocab_coverage']
 
 # %% ../nbs/05a_extract.ipynb #b399a667
 def tokenize_conversation(tok,                       # the verifier's tokenizer
                           messages:list,             # the chat, `[{role, content}, ...]`
                           chat_template:str|None=None, # a template other than the tokenizer's
+                          last_only:bool=False,      # mask only the last assistant turn
+                          **template_kwargs,         # the template's switches (enable_thinking=False, ...)
                          )->tuple[list[int], list[int]]:
     "Token ids of a conversation and its assistant-only loss mask (1 on the assistant's tokens)."
     render = lambda msgs, gen: tok.apply_chat_template(msgs, add_generation_prompt=gen, tokenize=False,
-                                                       chat_template=chat_template)
+                                                       chat_template=chat_template, **template_kwargs)
     text, spans = render(messages, False), []
-    for i, m in enumerate(messages):
-        if m["role"] != "assistant": continue
+    turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    for i in turns[-1:] if last_only else turns:
         pre, through = render(messages[:i], True), render(messages[:i + 1], False)
         if not through.startswith(pre) or not text.startswith(through):
             raise CheckpointError("the chat template is not prefix-stable (a later turn changes the text before "
-                                  "it); the assistant-only mask cannot be located. Use a template without such "
-                                  "rewriting")
+                                  "it); the assistant-only mask cannot be located in one row: use conversation_rows, "
+                                  "which gives each assistant turn a row of its own")
         spans.append((len(pre), len(through)))
     enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
     mask = [int(any(a < e and s < b for s, e in spans)) for a, b in enc["offset_mapping"]]
     return list(enc["input_ids"]), mask
+
+# %% ../nbs/05a_extract.ipynb #e23662e0
+def conversation_rows(tok,                       # the verifier's tokenizer
+                      messages:list,             # the chat, `[{role, content}, ...]`
+                      chat_template:str|None=None, # a template other than the tokenizer's
+                      **template_kwargs,         # the template's switches (enable_thinking=False, ...)
+                     )->list[tuple[list[int], list[int]]]:
+    "`(ids, mask)` rows: the whole chat where the template keeps earlier turns as rendered, else one per assistant turn."
+    try: return [tokenize_conversation(tok, messages, chat_template, **template_kwargs)]
+    except CheckpointError: pass   # a later turn rewrites an earlier one: each turn on the prompt it answered
+    return [tokenize_conversation(tok, messages[:i + 1], chat_template, last_only=True, **template_kwargs)
+            for i, m in enumerate(messages) if m["role"] == "assistant"]
+
+def generated_sample(prompt_ids:list,  # the prompt's tokens as the engine rendered them
+                     answer_ids:list,  # the tokens the verifier generated (its end-of-turn token last)
+                    )->tuple[list[int], list[int]]:
+    "`(ids, mask)` of an answer the verifier generated: the tokens it was fed (its last token never is), the answer masked."
+    ids = list(prompt_ids) + list(answer_ids)[:-1]
+    return ids, [0] * len(prompt_ids) + [1] * (len(ids) - len(prompt_ids))
 
 # %% ../nbs/05a_extract.ipynb #3caf2302
 def capture_hidden(model,                       # a transformers decoder-only verifier
@@ -101,7 +122,7 @@ def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
          **facts}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
          "target": "last: output of the last decoder layer before the final norm; head in verifier_head.safetensors",
          "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len, "overlong": cfg.overlong,
-         "shard_size": cfg.shard_size, "shards": []}
+         "shard_size": cfg.shard_size, "chat_template_kwargs": cfg.engine.chat_template_kwargs, "shards": []}
     if (out/"manifest.json").exists():
         old = read_json(out/"manifest.json")
         if old["verifier"]["config_sha256"] != m["verifier"]["config_sha256"] or old["aux_layer_ids"] != layer_ids:
@@ -135,8 +156,12 @@ def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None
     return ids, mask
 
 def _encode(tok, recs, cfg, skipped):
+    "`(sample id, ids, mask)` of each record: the tokens the verifier generated where stored, else the chat's rows."
     for r in recs:
-        if fit := fit_sample(*tokenize_conversation(tok, r["messages"]), cfg, skipped): yield r["id"], *fit
+        rows = ([generated_sample(r["prompt_ids"], r["answer_ids"])] if r.get("answer_ids") else
+                conversation_rows(tok, r["messages"], **cfg.engine.chat_template_kwargs))
+        for k, row in enumerate(rows):   # a record's first row keeps its id: what resume looks for
+            if fit := fit_sample(*row, cfg, skipped): yield (f"{r['id']}#{k}" if k else r["id"]), *fit
 
 # %% ../nbs/05a_extract.ipynb #499e4403
 class HFCapture:

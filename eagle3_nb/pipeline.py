@@ -210,7 +210,8 @@ def _derive(cfg:RunConfig, run:Path):
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
-    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0], dtype=cfg.eval_dtype)
+    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0], dtype=cfg.eval_dtype,
+                 chat_template_kwargs=cfg.engine.chat_template_kwargs)
     write_json(out, rep.to_json()); print(rep.text())
     if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; {out}): "
                                          + " | ".join(f"{f.where}: {f.fix}" for f in rep.errors))

@@ -10,7 +10,7 @@ from pathlib import Path
 from .core import Eagle3Error
 
 # %% auto #0
-__all__ = ['ROLES', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records', 'prompt_records']
+__all__ = ['ROLES', 'TOOL_ROLES', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records', 'prompt_records']
 
 # %% ../nbs/04_prompts.ipynb #74dd31a6
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
@@ -34,17 +34,23 @@ def sampled_copies(records:list,              # prompt records `{id, messages}`
 ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant",
          "system": "system", "bot": "assistant"}
 
-def parse_record(rec)->list[dict]:
-    "A chat record in ShareGPT, OpenAI-messages or plain-prompt shape, as OpenAI-style messages."
+TOOL_ROLES = {"tool", "function", "function_call", "observation", "ipython"}   # tool calls and results: not chat text
+
+def parse_record(rec,                     # one record (a dict)
+                 skipped:dict|None=None,  # counts the tool turns it leaves out ("tool_turns")
+                )->list[dict]:
+    "A chat record in ShareGPT, OpenAI-messages or plain-prompt shape, as OpenAI-style messages (tool turns left out)."
     if not isinstance(rec, dict): raise ValueError(f"a record must be a JSON object, got {type(rec).__name__}")
     if rec.get("conversations") is not None:
         msgs, r, c = rec["conversations"], "from", "value"  # None: a column other rows use
     elif rec.get("messages") is not None: msgs, r, c = rec["messages"], "role", "content"
     elif isinstance(rec.get("prompt"), str): return [{"role": "user", "content": rec["prompt"]}]
     else: raise ValueError("no 'conversations', 'messages' or 'prompt' field")
-    try: out = [{"role": ROLES[m[r]], "content": m[c]} for m in msgs]
+    tool = lambda m: isinstance(m, dict) and (m.get(r) in TOOL_ROLES or bool(m.get("tool_calls")))
+    try: out = [{"role": ROLES[m[r]], "content": m[c]} for m in msgs if not tool(m)]
     except (KeyError, TypeError) as e:
         raise ValueError(f"a turn lacks {r!r}/{c!r} or has an unknown role ({e})") from None
+    if skipped is not None: skipped["tool_turns"] = skipped.get("tool_turns", 0) + sum(map(tool, msgs))
     if not any(m["role"] == "user" and isinstance(m["content"], str) and m["content"].strip() for m in out):
         raise ValueError("no non-empty user turn")
     return out
@@ -52,7 +58,7 @@ def parse_record(rec)->list[dict]:
 def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets directory, or a Hub dataset id
                       split:str="train")->list[dict]:
     "Chat records `{id, messages}` from local JSON/JSONL or Hugging Face `datasets`; bad records are counted and named."
-    p, bad, recs = Path(path_or_id), [], []
+    p, bad, recs, tools = Path(path_or_id), [], [], {}
     if p.suffix == ".jsonl": raw = [(i + 1, l) for i, l in enumerate(p.read_text().splitlines()) if l.strip()]
     elif p.suffix == ".json": raw = [(i + 1, r) for i, r in enumerate(json.loads(p.read_text()))]
     else:
@@ -65,11 +71,13 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
         except ValueError as e:   # a cut or hand-edited file: every later record may be off too
             raise Eagle3Error(f"{path_or_id} line {n} is not JSON ({e}): fix or remove that line") from None
         try:
-            recs.append({"id": str(r.get("id", f"{p.stem}-{n}")), "messages": parse_record(r)})
+            recs.append({"id": str(r.get("id", f"{p.stem}-{n}")), "messages": parse_record(r, tools)})
         except (ValueError, AttributeError) as e: bad.append(f"line {n}: {e}")
     if bad:
         more = " ..." if len(bad) > 5 else ""
         warnings.warn(f"{path_or_id}: skipped {len(bad)} bad record(s) of {len(raw)}: " + "; ".join(bad[:5]) + more)
+    if n := tools.get("tool_turns"):
+        warnings.warn(f"{path_or_id}: left out {n} tool-call or tool-result turn(s): they are not chat text the draft learns")
     return recs
 
 # %% ../nbs/04_prompts.ipynb #6b938a8c

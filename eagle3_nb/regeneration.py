@@ -13,7 +13,7 @@ from .core import Eagle3Error
 from .engine import EngineConfig, VLLMBar, vllm_engine
 
 # %% auto #0
-__all__ = ['RegenConfig', 'read_jsonl_resumable', 'regenerate', 'sampling_params']
+__all__ = ['RegenConfig', 'read_jsonl_resumable', 'answer_record', 'regenerate', 'sampling_params', 'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
 @dataclass
@@ -45,12 +45,23 @@ def read_jsonl_resumable(path:Path)->list[dict]:
 # %% ../nbs/05_regeneration.ipynb #a4e5adbb
 def _first_turn(msgs:list)->list: return msgs[:next(i for i, m in enumerate(msgs) if m["role"] == "user") + 1]
 
+def answer_record(r:dict,           # the prompt record `{id, messages}`
+                  text:str,         # the answer, decoded (reasoning included, as the verifier wrote it)
+                  finished:bool,    # it ended with the end-of-turn token (not cut at max_new_tokens)
+                  prompt_ids:list,  # the prompt's tokens as the engine rendered them (its chat template, switches)
+                  answer_ids:list,  # the tokens the verifier generated, its end-of-turn token included
+                 )->dict:
+    "One line of a conversations JSONL: the chat, and the exact tokens the verifier was fed and wrote."
+    msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": text}]
+    return {"id": r["id"], "messages": msgs, "finished": finished, "prompt_ids": list(prompt_ids),
+            "answer_ids": list(answer_ids)}
+
 def regenerate(records:list,                  # prompt records `{id, messages}`
                verifier:str|Path,             # verifier directory or Hub id
                out:str|Path,                  # JSONL file, appended to (a re-run resumes)
                cfg:RegenConfig=RegenConfig(), # engine, sampling and batch settings
               )->Path:
-    "Append the verifier's answers to `out` (JSONL of `{id, messages, finished}`), skipping ids already there."
+    "Append the verifier's answers to `out` (JSONL of `answer_record`s), skipping ids already there."
     # a record's own "temperature" (see `sampled_copies`) wins over cfg.temperature
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     done = {r["id"] for r in read_jsonl_resumable(out)}
@@ -59,9 +70,7 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
     gen = _vllm_generate if cfg.backend == "vllm" else _hf_generate
     with open(out, "a") as f, tqdm(total=len(todo), desc="regenerate", unit="prompt") as bar:
         for batch, answers in gen(todo, verifier, cfg, bar):   # the generator advances the bar
-            for r, (text, finished) in zip(batch, answers):
-                msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": text}]
-                f.write(json.dumps({"id": r["id"], "messages": msgs, "finished": finished}) + "\n")
+            for r, a in zip(batch, answers): f.write(json.dumps(answer_record(r, *a)) + "\n")
             f.flush(); os.fsync(f.fileno())
     return out
 
@@ -81,15 +90,20 @@ def _hf_generate(todo, verifier, cfg, bar):
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
     for batch in _batches_of(todo, cfg, cfg.batch_size):
         chats, t = [_first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
-        enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True)
+        enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True,
+                                      **cfg.engine.chat_template_kwargs)
         enc = enc.to(model.device)
         kw = dict(do_sample=True, temperature=t) if t > 0 else dict(do_sample=False)
         with torch.no_grad():
             outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens,
                                   pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
-        new = outs[:, enc["input_ids"].shape[1]:]
+        new, got = outs[:, enc["input_ids"].shape[1]:].tolist(), []
+        for ids, keep, o in zip(enc["input_ids"].tolist(), enc["attention_mask"].tolist(), new):
+            end = o.index(tok.eos_token_id) + 1 if tok.eos_token_id in o else len(o)   # past it: padding
+            prompt = [t for t, k in zip(ids, keep) if k]
+            got.append((tok.decode(o[:end], skip_special_tokens=True).strip(), tok.eos_token_id in o, prompt, o[:end]))
         bar.update(len(batch))
-        yield batch, [(tok.decode(o, skip_special_tokens=True).strip(), bool((o == tok.eos_token_id).any())) for o in new]
+        yield batch, got
 
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
     "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens`, `extra`."
@@ -100,5 +114,10 @@ def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
     # a chunk is the unit of resume; 512 ran 6% faster than 128 (bench/regen_chunk.py): fewer half-empty decoding tails
     for batch in _batches_of(todo, cfg, 512):
-        outs = llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar))
-        yield batch, [(o.outputs[0].text.strip(), o.outputs[0].finish_reason == "stop") for o in outs]
+        outs = llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar),
+                        chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
+        yield batch, [vllm_answer(o) for o in outs]
+
+def vllm_answer(o)->tuple:
+    "`answer_record`'s fields of one vLLM chat output: text, finished, prompt and answer tokens."
+    return o.outputs[0].text.strip(), o.outputs[0].finish_reason == "stop", o.prompt_token_ids, o.outputs[0].token_ids

@@ -14,8 +14,8 @@ from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, 
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
-           'check_self_consistency', 'check_vllm', 'check_aux_ids', 'check_mla_serving', 'check_vocab_maps',
-           'check_embedding', 'check_reference', 'verify']
+           'check_self_consistency', 'check_vllm', 'check_aux_ids', 'check_template', 'check_mla_serving',
+           'check_vocab_maps', 'check_embedding', 'check_reference', 'verify']
 
 # %% ../nbs/08_verify.ipynb #475ea31b
 KINDS = {  # the kinds of finding, in report order; each says what it means for vLLM
@@ -227,6 +227,20 @@ def check_aux_ids(r:Report,              # the report the rows go to
     if not manifest: return
     if bad := aux_ids_mismatch(manifest, s.aux_layer_ids or []): r.add("aux-layers", *bad[:3], "error", bad[3])
 
+# %% ../nbs/08_verify.ipynb #c5c1c4d9
+def check_template(r:Report,              # the report the rows go to
+                   manifest:dict|None,    # the training data's manifest (its `chat_template_kwargs`)
+                   serving:dict|None,     # the chat template switches the draft will be served with; None: unknown
+                  ):
+    "A warning where the draft will be served with other chat template switches than its data were rendered with."
+    if manifest is None or serving is None or "chat_template_kwargs" not in manifest: return
+    trained = manifest["chat_template_kwargs"]
+    if diff := sorted(k for k in set(trained) | set(serving) if trained.get(k) != serving.get(k)):
+        r.add("template", "chat_template_kwargs", serving, trained, "warning",
+              f"the data were rendered with {trained}, the draft will be served with {serving} ({', '.join(diff)} "
+              "differ): it will see prompts it never trained on; serve with the training switches, or regenerate "
+              "with the serving ones")
+
 # %% ../nbs/08_verify.ipynb #805f638d
 def check_mla_serving(r:Report,           # the report the rows go to
                       verifier:dict,      # the verifier's config (an MLA text model)
@@ -294,6 +308,7 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
            data:str|Path|None=None,                 # extraction directory the draft was trained on (conventions, embedding)
            device:str="auto",                       # where vLLM will serve it: cpu, cuda, auto (the installed vLLM's platform)
            dtype:str|None=None,                     # the dtype vLLM will serve it in; None: any it can
+           chat_template_kwargs:dict|None=None,     # the template switches it will be served with; None: not checked
           )->Report:
     "Check a draft checkpoint against itself, its verifier, the installed vLLM, its training data and a reference."
     r = Report(str(checkpoint))
@@ -313,6 +328,7 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
     check_vllm(r, cfg, s, vcfg, device, dtype)
     man = read_json(Path(data)/"manifest.json") if data else None
     check_aux_ids(r, s, vcfg, man)
+    check_template(r, man, chat_template_kwargs)
     if Path(str(checkpoint)).is_dir():
         check_vocab_maps(r, Path(checkpoint), s)
         emb = None

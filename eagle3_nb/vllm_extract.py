@@ -11,17 +11,19 @@ from pathlib import Path
 import torch
 from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connector import (
     ExampleHiddenStatesConnector, cleanup_hidden_states, extract_from_kv_cache, load_hidden_states)
-from .core import Eagle3Error, read_tensors, torch_dtype
+from .core import Eagle3Error, atomic_write, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
-from .derive import text_config
-from .derive import default_aux_layer_ids, resolve_aux_layer_ids
+from .derive import default_aux_layer_ids, resolve_aux_layer_ids, text_config
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
-from .regeneration import RegenConfig, _batches_of, _first_turn, sampling_params
-from .extract import ExtractConfig, HiddenStates, _manifest, _save_head, fit_sample, summarize, write_shard
+from .regeneration import (RegenConfig, _batches_of, _first_turn, answer_record, read_jsonl_resumable, sampling_params,
+                                     vllm_answer)
+from .extract import (ExtractConfig, HiddenStates, _manifest, _save_head, fit_sample, generated_sample, summarize,
+                               write_shard)
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
-           'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'store_states', 'regenerate_and_extract']
+           'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'store_states', 'keep_stored',
+           'regenerate_and_extract']
 
 # %% ../nbs/05b_vllm_extract.ipynb #7434fa74
 class _Copied:
@@ -257,20 +259,26 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
     tc = text_config(load_config(verifier)).config
     man = _manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
     _save_head(out, cap)
-    fed = [list(o.prompt_token_ids) + list(o.outputs[0].token_ids)[:-1] for o in outs]   # the last: never fed back
-    states = cap.states(outs, fed, [r["id"] for r in records])
+    fed = [generated_sample(o.prompt_token_ids, o.outputs[0].token_ids) for o in outs]   # the last token: never fed back
+    states = cap.states(outs, [ids for ids, _ in fed], [r["id"] for r in records])
     for i in range(0, len(records), cfg.shard_size):   # shards: the unit of resume
         chunk, skipped = records[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
         samples, hidden, lines = [], [], []
-        for r, o, ids, (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
-            mask = [0] * len(o.prompt_token_ids) + [1] * (len(ids) - len(o.prompt_token_ids))
-            msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": o.outputs[0].text.strip()}]
-            lines.append(json.dumps({"id": r["id"], "messages": msgs, "finished": o.outputs[0].finish_reason == "stop"}))
+        for r, o, (ids, mask), (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
+            lines.append(json.dumps(answer_record(r, *vllm_answer(o))))
             if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
                 samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
-        write_shard(out, man, chunk, samples, hidden, tc["vocab_size"], skipped)
         if jsonl: jsonl.write("".join(l + "\n" for l in lines)); jsonl.flush(); os.fsync(jsonl.fileno())
+        write_shard(out, man, chunk, samples, hidden, tc["vocab_size"], skipped)   # after its answers: the manifest decides
     return man
+
+def keep_stored(conversations:Path, done:set)->int:
+    "Drop the answers of `conversations` whose shard was never written (a kill between the two) or that repeat; a count."
+    recs, seen = read_jsonl_resumable(conversations), set()
+    keep = [r for r in recs if r["id"] in done and not (r["id"] in seen or seen.add(r["id"]))]
+    if len(keep) != len(recs):
+        atomic_write(conversations, lambda p: p.write_text("".join(json.dumps(r) + "\n" for r in keep)))
+    return len(recs) - len(keep)
 
 def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
                            verifier:str|Path,        # verifier directory
@@ -290,6 +298,8 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = _manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
+    if dropped := keep_stored(Path(conversations), done):
+        print(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
     cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier)))
@@ -300,6 +310,6 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
         for batch in _batches_of(todo, rcfg, _chunk(rcfg, len(layer_ids), tc["hidden_size"], cap.dt)):
             outs = cap.llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra),
-                                use_tqdm=VLLMBar(bar))
+                                use_tqdm=VLLMBar(bar), chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
             store_states(out, verifier, cap, batch, outs, cfg, f)
     return summarize(out)
