@@ -227,7 +227,7 @@ def preflight(cfg:RunConfig, # the run's settings
     pre = run/"preflight"
     recs = prompt_records(next((s for s in cfg.prompt_source.split("+") if s != "self"), "default"), "train", 8)
     regenerate(recs, cfg.verifier, pre/"conversations.jsonl",
-               RegenConfig(max_new_tokens=32, batch_size=8, device=cfg.device, dtype=cfg.data_dtype))
+               RegenConfig(max_new_tokens=32, batch_size=8, device=cfg.device, dtype=cfg.data_dtype, engine=cfg.engine))
     extract(pre/"conversations.jsonl", cfg.verifier, pre/"hidden_states", replace(cfg.extract, shard_size=8))
     tc = replace(cfg.train, draft_vocab_size=config.draft_vocab_size, max_steps=cfg.preflight_steps, batch_size=2,
                  ckpt_every=10**9)
