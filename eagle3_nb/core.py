@@ -141,7 +141,8 @@ def writer_lock(path:str|Path,   # the run directory (or output file) written
                ):
     "Hold the one writer's lock of `path` for the block; a second writer gets an `Eagle3Error` naming the holder."
     from filelock import FileLock, Timeout
-    lock, note = _lock_files(Path(path))
+    path = Path(path); lock, note = _lock_files(path)
+    made = [d for d in [lock.parent, *lock.parent.parents] if not d.exists()]   # removed again if nothing is written
     lock.parent.mkdir(parents=True, exist_ok=True)
     fl = FileLock(str(lock))
     try: fl.acquire(timeout=0)
@@ -161,6 +162,16 @@ def writer_lock(path:str|Path,   # the run directory (or output file) written
     finally:
         note.unlink(missing_ok=True)
         fl.release()
+        _tidy(path, lock, made)
+
+def _tidy(path:Path, lock:Path, made:list):
+    "A writer that wrote nothing (refused settings, a failed start) leaves nothing: its lock file, then the folders it made."
+    written = path.exists() and (path.is_file() or any(p.name not in (lock.name, lock.name + ".json") for p in path.iterdir()))
+    if written: return
+    lock.unlink(missing_ok=True)
+    for d in made:
+        try: d.rmdir()
+        except OSError: break   # not empty: something else lives there
 
 def _holder(note:Path)->dict:
     try: return read_json(note)

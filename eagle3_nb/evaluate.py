@@ -69,6 +69,7 @@ def vllm_loads(verifier:str|Path,       # verifier directory
                prompts:list,            # user messages
                max_tokens:int=16,       # answer length
                timeout:int=600,         # seconds before the process is given up
+               dtype:str="float32",      # dtype vLLM serves in
               )->tuple[bool, str, dict]:
     "Load `draft` in vLLM in a fresh process (a failed load can break in-process state) and generate: (ok, error, metrics)."
     import subprocess, sys
@@ -76,7 +77,7 @@ def vllm_loads(verifier:str|Path,       # verifier directory
             "r = vllm_generate(*json.loads(sys.argv[1]));"
             "print('RESULT' + json.dumps({k: v for k, v in r.items() if k != 'texts'}))")
     env = vllm_env(dict(os.environ))
-    args = json.dumps([str(verifier), prompts, draft and str(draft), 3, max_tokens])
+    args = json.dumps([str(verifier), prompts, draft and str(draft), 3, max_tokens, dtype])
     p = subprocess.run([sys.executable, "-c", code, args], capture_output=True, text=True, timeout=timeout, env=env)
     res = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
     if p.returncode == 0 and res: return True, "", json.loads(res[-1][len("RESULT"):])

@@ -82,7 +82,7 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     kept = read_jsonl_resumable(out)
     if len(kept) >= n: return out
-    tok = load_tokenizer(verifier, cfg.engine.trust_remote_code)
+    tok = load_tokenizer(verifier, bool(cfg.engine and cfg.engine.trust_remote_code))
     pre, end = user_turn(tok)
     ids = tok(pre, add_special_tokens=False)["input_ids"]
     held = set().union(*[ngrams(t) for t in held_out]) if held_out else set()
