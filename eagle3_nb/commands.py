@@ -9,7 +9,6 @@ from pathlib import Path
 from .core import Eagle3Error, read_json
 from .options import add_fields, engine_config, given
 from .reference import inspect_draft, load_config, save_spec, spec_problems, spec_table, spec_to_json
-from .derive import is_mla, text_config
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
@@ -86,12 +85,13 @@ def cmd_verify(a)->int:
         import tempfile
         from eagle3_nb.engine import EngineConfig
         from eagle3_nb.evaluate import probe_acceptance
+        from eagle3_nb.vllm_support import serving_dtype
         from eagle3_nb.prompts import prompt_records
         prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
             p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
-                                 tol=a.probe_tol, dtype=a.dtype or _serving_dtype(a.verifier, dev), device=dev,
+                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(load_config(a.verifier), dev), device=dev,
                                  engine=EngineConfig(trust_remote_code=a.trust_remote_code,
                                                      chat_template_kwargs=a.chat_template_kwargs or {}))
         rep.checks.append("acceptance")
@@ -104,14 +104,6 @@ def cmd_verify(a)->int:
 def _cuda()->bool:
     import torch
     return torch.cuda.is_available()
-
-def _serving_dtype(verifier:str, device:str)->str:
-    "bfloat16 on a GPU; on a CPU float32, or the dtype the installed vLLM serves an MLA verifier with a draft in."
-    if device == "cuda": return "bfloat16"
-    vc = load_config(verifier)
-    if not is_mla(text_config(vc).config): return "float32"
-    from eagle3_nb.vllm_support import mla_dtype
-    return mla_dtype(vc, "float32", auto=True)[0]
 
 def flags_verify(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 verify`'s flags."

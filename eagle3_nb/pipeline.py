@@ -18,7 +18,7 @@ from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify
 from .embedded import load_tokenizer
-from .vllm_support import mla_dtype, vllm_eagle3_support
+from .vllm_support import mla_dtype, serving_dtype, vllm_eagle3_support
 
 # %% auto #0
 __all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',
@@ -70,11 +70,10 @@ def resolved(cfg:RunConfig)->RunConfig:
     from eagle3_nb.embedded import embedded_verifier
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
     data = auto_dtype(cfg.data_dtype, dev)
-    ev = ("float32" if dev == "cpu" else "bfloat16") if cfg.eval_dtype == "auto" else cfg.eval_dtype
     v = str(cfg.verifier or embedded_verifier())
-    if dev == "cpu" and is_mla(text_config(vc := load_config(v)).config):   # vLLM's CPU MLA kernels take what they take
+    ev = serving_dtype(vc := load_config(v), dev, cfg.eval_dtype)
+    if dev == "cpu" and is_mla(text_config(vc).config):   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
         data = mla_dtype(vc, data, auto=cfg.data_dtype == "auto", draft=False)[0]
-        ev = mla_dtype(vc, ev, auto=cfg.eval_dtype == "auto")[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
     cap = cfg.capture

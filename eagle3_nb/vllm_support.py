@@ -8,12 +8,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from .core import Eagle3Error, torch_dtype
 from .reference import DraftSpec
-from .derive import text_config
+from .derive import is_mla, text_config
 from .engine import vllm_env
 
 # %% auto #0
 __all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
-           'head_size_support', 'kv_cache_support', 'mla_backend', 'mla_serving', 'mla_dtype']
+           'head_size_support', 'kv_cache_support', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -222,3 +222,12 @@ def mla_dtype(verifier:dict,     # the verifier's config (an MLA text model)
         if ok: return dt, "; ".join(refused + [why])
         refused.append(why)
     raise Eagle3Error(" | ".join(refused))
+
+def serving_dtype(verifier:dict,     # the verifier's config
+                  device:str,        # cpu or cuda
+                  dtype:str="auto",  # a dtype, or auto: bfloat16 on a GPU, float32 on a CPU
+                 )->str:
+    "The dtype vLLM serves `verifier` and a draft in: on a CPU, for an MLA verifier, one the installed vLLM pairs."
+    dt = ("float32" if device == "cpu" else "bfloat16") if dtype == "auto" else dtype
+    if device == "cpu" and is_mla(text_config(verifier).config): dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
+    return dt
