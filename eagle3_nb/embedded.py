@@ -146,7 +146,7 @@ def _mla_config(**kw):
     return DeepseekV3Config(**{**dict(vocab_size=49152, hidden_size=256, intermediate_size=512, moe_intermediate_size=128,
         num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=4, q_lora_rank=96, kv_lora_rank=512,
         qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, n_routed_experts=4, num_experts_per_tok=2,
-        n_shared_experts=1, n_group=1, topk_group=1, topk_method="noaux_tc", first_k_dense_replace=1,
+        n_shared_experts=1, n_group=1, topk_group=1, topk_method="noaux_tc", scoring_func="sigmoid", first_k_dense_replace=1,
         max_position_embeddings=2048, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False), **kw})
 
 def _write_mla(src:Path, tmp:Path, seed:int, kw:dict):

@@ -4,18 +4,18 @@
 
 # %% ../nbs/03a_engine.ipynb #b388fe05
 from __future__ import annotations
-import os, statistics, time
+import os, statistics, time, warnings
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 import torch
 from .core import Eagle3Error, torch_threads
 from .reference import load_config
-from .derive import text_config
+from .derive import text_config, is_mla
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine', 'vllm_failure',
-           'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
+__all__ = ['VLLM_ENV', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
+           'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
@@ -78,7 +78,11 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    try: return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | (extra or {})))
+    try:
+        if fix := rope_fix(model, cpu):
+            warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
+                          "verifier with vLLM's PyTorch rope, compilation_config={'custom_ops': ['-rotary_embedding']}")
+        return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | fix | (extra or {})))
     except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
         raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
 
@@ -91,6 +95,29 @@ def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException
     with_draft = f" with the EAGLE-3 draft {draft}" if draft else ""
     return (f"vLLM {vllm.__version__} could not start {model} ({arch}) in {dtype}{with_draft}: {type(e).__name__}: "
             f"{msg}. If the checkpoint is incomplete or for another vLLM version, fix it and re-run (the run resumes)")
+
+# %% ../nbs/03a_engine.ipynb #aaaccb19
+@cache
+def cpu_rope_agrees(heads:int=4)->bool:
+    "Whether the installed vLLM's CPU rotary kernel rotates an MLA query view as vLLM's PyTorch rope does."
+    from vllm import _custom_ops as ops
+    from vllm.model_executor.layers.rotary_embedding.base import RotaryEmbedding
+    g, pos, d = torch.Generator().manual_seed(0), torch.arange(5), 64
+    f = torch.outer(torch.arange(8.), 1 / 10000 ** (torch.arange(0, d, 2) / d))
+    cos_sin = torch.cat([f.cos(), f.sin()], -1)                        # (positions, d)
+    q, k = torch.randn(5, heads, 128 + d, generator=g), torch.randn(5, 1, d, generator=g)
+    want, _ = RotaryEmbedding.forward_static(pos, q[..., 128:].clone(), k.clone(), d, d, cos_sin, False)
+    ops.rotary_embedding(pos, q[..., 128:], k, d, cos_sin, False)       # in place, on the view, as vLLM's MLA layer calls it
+    return torch.allclose(q[..., 128:], want.view(5, heads, d), atol=1e-5)
+
+ROPE_FIX = {"compilation_config": {"custom_ops": ["-rotary_embedding"]}}   # vLLM's PyTorch rope instead of its CPU kernel
+
+def rope_fix(model:str|Path|dict,  # the verifier (directory, Hub id or config)
+             cpu:bool=True,        # served on a CPU
+            )->dict:
+    "vLLM arguments that keep an MLA verifier's queries rotated right on a CPU whose vLLM rope kernel does not ({} else)."
+    cfg = model if isinstance(model, dict) else load_config(model)
+    return ROPE_FIX if cpu and is_mla(text_config(cfg).config) and not cpu_rope_agrees() else {}
 
 # %% ../nbs/03a_engine.ipynb #18e43b77
 @cache

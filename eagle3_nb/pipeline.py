@@ -18,7 +18,7 @@ from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify
 from .embedded import load_tokenizer
-from .vllm_support import mla_dtype, serving_dtype, vllm_eagle3_support
+from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_support
 
 # %% auto #0
 __all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',
@@ -258,6 +258,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     if cfg.device == "cpu" and is_mla(text_config(vc := load_config(cfg.verifier)).config):
         print(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
               f"{mla_dtype(vc, cfg.eval_dtype)[1]}", flush=True)
+    if not (routing := moe_routing(load_config(cfg.verifier)))[0]: print(f"warning: {routing[1]}", flush=True)
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)

@@ -9,8 +9,8 @@ from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla, text_config
-from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_serving, vllm_draft_classes,
-                                    vllm_eagle3_support)
+from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_serving, moe_routing,
+                                    vllm_draft_classes, vllm_eagle3_support)
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
@@ -198,6 +198,8 @@ def check_vllm(r:Report,           # the report the rows go to
     if not ok:
         r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
     if is_mla(text_config(verifier).config) and device == "cpu": check_mla_serving(r, verifier, dtype)
+    ok, why = moe_routing(verifier)
+    if not ok: r.add("vllm", "scoring_func", text_config(verifier).config.get("scoring_func"), "sigmoid", "warning", why)
     serve = text_config(verifier).config.get("max_position_embeddings")
     mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
     if mpe and serve and mpe < serve:

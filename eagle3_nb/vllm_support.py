@@ -13,7 +13,8 @@ from .engine import vllm_env
 
 # %% auto #0
 __all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
-           'head_size_support', 'kv_cache_support', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype']
+           'head_size_support', 'kv_cache_support', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype',
+           'moe_routing']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -231,3 +232,14 @@ def serving_dtype(verifier:dict,     # the verifier's config
     dt = ("float32" if device == "cpu" else "bfloat16") if dtype == "auto" else dtype
     if device == "cpu" and is_mla(text_config(verifier).config): dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
     return dt
+
+# %% ../nbs/03b_vllm_support.ipynb #099005a8
+def moe_routing(verifier:dict)->tuple[bool, str]:
+    "(same, reason): whether vLLM scores a DeepSeek-V3 verifier's experts as `transformers` does (a sigmoid)."
+    tc = text_config(verifier).config
+    v3 = tc.get("model_type") in ("deepseek_v3", "kimi_k2") or tc.get("topk_method") == "noaux_tc"
+    if not (v3 and tc.get("n_routed_experts")): return True, "no DeepSeek-V3 router"
+    if tc.get("scoring_func", "softmax") == "sigmoid": return True, "sigmoid expert scores, as transformers computes"
+    return False, (f"the config says scoring_func={tc.get('scoring_func')!r}: vLLM scores this DeepSeek-V3 verifier's "
+                   "experts with a softmax, transformers (and the published checkpoints) with a sigmoid; "
+                   "add \"scoring_func\": \"sigmoid\" to its config.json (transformers' DeepseekV3Config does not save it)")
