@@ -4,13 +4,13 @@
 
 # %% ../nbs/00_core.ipynb #f8284923
 from __future__ import annotations
-import json, os, socket, struct, sys, time
+import dataclasses, json, os, shutil, socket, struct, sys, time, types, typing
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json',
-           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights', 'writer_lock',
+           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights', 'writer_lock', 'check_types',
            'torch_threads']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
@@ -68,10 +68,13 @@ def atomic_write(path:str|Path, # the file to write
         write(tmp)
         os.replace(tmp, path)
     except Exception as e:
+        written = tmp.stat().st_size if tmp.exists() else 0
         tmp.unlink(missing_ok=True)
         if not _io_error(e): raise
         why = (e.strerror if isinstance(e, OSError) else None) or str(e).strip().splitlines()[-1]
-        msg = f"writing {path} failed ({why}); free disk space or choose another output directory"
+        free = shutil.disk_usage(path.parent).free
+        msg = (f"writing {path} failed ({why}) after {written:,} bytes, with {free:,} bytes free there; it needs more: "
+               "free disk space (or lift the file-size limit) or choose another output directory")
         raise Eagle3Error(msg + (f", then {then}" if then else "")) from None
     return path
 
@@ -176,6 +179,35 @@ def _tidy(path:Path, lock:Path, made:list):
 def _holder(note:Path)->dict:
     try: return read_json(note)
     except (Eagle3Error, OSError): return {}   # written by nobody yet, or cut short
+
+# %% ../nbs/00_core.ipynb #7db6c737
+def _fits(v, t)->bool:
+    "Whether value `v` fits annotation `t` (unions, None, bool/int/float/str, lists and dicts of them)."
+    origin, args = typing.get_origin(t), typing.get_args(t)
+    if origin in (typing.Union, types.UnionType): return any(_fits(v, a) for a in args)
+    if t is type(None): return v is None
+    if t is typing.Any: return True
+    if t is bool: return isinstance(v, bool)
+    if t is str: return isinstance(v, (str, os.PathLike))          # a path where a path string is asked
+    if t in (int, float): return isinstance(v, (int, float) if t is float else int) and not isinstance(v, bool)
+    if origin in (list, tuple): return isinstance(v, (list, tuple)) and all(_fits(x, args[0]) for x in v if args)
+    if origin is dict or t is dict: return isinstance(v, dict)
+    return isinstance(v, t) if isinstance(t, type) else True
+
+def _type_name(t)->str: return getattr(t, "__name__", None) or str(t).replace("typing.", "").replace("NoneType", "None")
+
+def check_types(cls,             # a settings dataclass
+                values:dict,     # field name -> value (a nested dataclass field may be a dict)
+                where:str="",    # prefix of the names in the error ("train.")
+               ):
+    "Raise naming the first value that does not fit the annotation of its field in `cls`."
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name not in values: continue
+        v, t = values[f.name], hints[f.name]
+        if dataclasses.is_dataclass(t) and isinstance(v, dict): check_types(t, v, f"{where}{f.name}."); continue
+        if not (dataclasses.is_dataclass(t) and isinstance(v, t)) and not _fits(v, t):
+            raise Eagle3Error(f"setting {where}{f.name}: {v!r} is a {type(v).__name__}, expected {_type_name(t)}")
 
 # %% ../nbs/00_core.ipynb #56c1da58
 @contextmanager

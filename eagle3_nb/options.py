@@ -45,7 +45,9 @@ def add_fields(p:argparse.ArgumentParser, # the (sub)parser
         t = str(f.type)
         doc = f"{docs.get(f.name) or ''} (default: {default})".strip().replace("%", "%%")
         bare = {"nargs": "?", "const": True} if "bool" in t else {}   # `--enforce-eager` alone, as vLLM spells it
-        p.add_argument(f"--{prefix}{f.name.replace('_', '-')}", dest=f"{prefix}{f.name}", type=_parse_value(t),
+        ty = _parse_value(t)
+        ty.__name__ = t.split("|")[0]   # argparse names it in its error: "invalid int value: 'many'"
+        p.add_argument(f"--{prefix}{f.name.replace('_', '-')}", dest=f"{prefix}{f.name}", type=ty,
                        default=argparse.SUPPRESS, metavar=t.split("|")[0].upper(), help=doc, **bare)
 
 def given(a:argparse.Namespace, skip:tuple=())->dict:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses, os, sys, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from .core import CheckpointError, Eagle3Error, check_weights, read_json, write_json, writer_lock
+from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
+                            writer_lock)
 from .reference import inspect_draft, load_config, save_spec
 from .derive import derive_draft_config, derived_spec, is_mla, text_config
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
@@ -52,6 +53,7 @@ class RunConfig:
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     def __post_init__(self):
+        check_types(type(self), {f.name: getattr(self, f.name) for f in dataclasses.fields(self)})   # a YAML value of another type
         for f in ("engine", "regenerate", "extract", "train"):   # nested sections from YAML/JSON arrive as dicts
             v = getattr(self, f)
             if isinstance(v, dict): setattr(self, f, SECTIONS[f](**v))
