@@ -4,16 +4,17 @@
 
 # %% ../nbs/05_regeneration.ipynb #4bbec49c
 from __future__ import annotations
-import itertools, json, os
+import itertools, json, os, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .core import Eagle3Error
-from .engine import EngineConfig, VLLMBar, vllm_engine
+from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 
 # %% auto #0
-__all__ = ['RegenConfig', 'read_jsonl_resumable', 'answer_record', 'regenerate', 'sampling_params', 'vllm_answer']
+__all__ = ['RegenConfig', 'read_jsonl_resumable', 'answer_record', 'regenerate', 'within_context', 'sampling_params',
+           'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
 @dataclass
@@ -67,12 +68,32 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
     done = {r["id"] for r in read_jsonl_resumable(out)}
     todo = [r for r in records if r["id"] not in done]
     if not todo: return out
+    todo = within_context(todo, verifier, cfg.engine.max_model_len or context_length(verifier), cfg.engine)
+    if not todo: return out
     gen = _vllm_generate if cfg.backend == "vllm" else _hf_generate
     with open(out, "a") as f, tqdm(total=len(todo), desc="regenerate", unit="prompt") as bar:
         for batch, answers in gen(todo, verifier, cfg, bar):   # the generator advances the bar
             for r, a in zip(batch, answers): f.write(json.dumps(answer_record(r, *a)) + "\n")
             f.flush(); os.fsync(f.fileno())
     return out
+
+# %% ../nbs/05_regeneration.ipynb #c58068c4
+def within_context(records:list,           # prompt records `{id, messages}`
+                   verifier:str|Path,      # verifier directory or Hub id (its tokenizer and chat template)
+                   max_len:int,            # the engine's context: prompt + answer tokens
+                   engine:EngineConfig=EngineConfig(), # trust_remote_code and the template switches
+                  )->list:
+    "The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others named in a warning."
+    from eagle3_nb.embedded import load_tokenizer
+    tok = load_tokenizer(verifier, engine.trust_remote_code)
+    size = lambda r: len(tok.apply_chat_template(_first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
+                                                 return_dict=True, **engine.chat_template_kwargs)["input_ids"])
+    keep = [r for r in records if size(r) < max_len]
+    if skipped := [r["id"] for r in records if r not in keep]:
+        warnings.warn(f"{len(skipped)} of {len(records)} prompts fill the {max_len}-token context and are skipped "
+                      f"({', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''}); raise "
+                      "max_model_len if the verifier's context allows, or shorten them")
+    return keep
 
 # %% ../nbs/05_regeneration.ipynb #a2fb8f7e
 def _temperature(r:dict, cfg:RegenConfig)->float: return r.get("temperature", cfg.temperature)

@@ -16,7 +16,7 @@ from .reference import load_config, load_tensor_table
 from .derive import default_aux_layer_ids, resolve_aux_layer_ids, text_config
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
 from .regeneration import (RegenConfig, _batches_of, _first_turn, answer_record, read_jsonl_resumable, sampling_params,
-                                     vllm_answer)
+                                     vllm_answer, within_context)
 from .extract import (ExtractConfig, HiddenStates, _manifest, _save_head, fit_sample, generated_sample, summarize,
                                write_shard)
 
@@ -303,6 +303,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
     cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier)))
+    if not (todo := within_context(todo, verifier, cfg.engine.max_model_len, cfg.engine)): return summarize(out)
     decode = capture == "decode" or (capture == "auto" and decode_capture_possible(cfg.engine))
     cap = (DecodeCapture(verifier, cfg, layer_ids, rcfg.dtype) if decode
            else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
