@@ -102,8 +102,8 @@ def init_mla(t_attn, s_attn, x:torch.Tensor, rope_group:int, spread:float=30.0):
         keys = [g for g in range(G) if g != rope_group]
         for i, w in enumerate([Wk[g] for g in keys] + [Wv[g] for g in range(G)]): kva[i * D:(i + 1) * D] = w
         n, xs = (len(keys) + G) * D, x.reshape(-1, x.shape[-1])
-        V = torch.linalg.svd(xs[::4], full_matrices=False)[2][:kvr - n]
-        kva[n:kvr] = V * spread * (xs @ kva[:n].T).pow(2).mean().sqrt() / (xs @ V.T).pow(2).mean().sqrt()
+        V = torch.linalg.svd(xs[::4] if len(xs) > 4 * kvr else xs, full_matrices=False)[2][:kvr - n]   # (<= spare, hidden)
+        kva[n:n + len(V)] = V * spread * (xs @ kva[:n].T).pow(2).mean().sqrt() / (xs @ V.T).pow(2).mean().sqrt()
         kva[kvr:] = _interleave(Wk[rope_group])
         s_attn.kv_a_layernorm.weight.fill_(1.0)
         rms = (xs @ kva[:kvr].T).pow(2).mean(-1).sqrt().mean()

@@ -327,6 +327,9 @@ def write_summary(run:Path,      # the run directory
         f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | {sum(secs.values()):.0f} s |\n\n"
         f"## Verification\n\n{ver}\n")
     tau_v, tau_o = s["vllm"]["mean_acceptance_length"], s["offline"]["mean_acceptance_length"]
+    why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so greedy text may move "
+           "with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
+          and cfg.eval_dtype == "bfloat16" else ""
     print(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
-          f"greedy identical: {s['greedy_identical']}; {run/'summary.json'}")
+          f"greedy identical: {s['greedy_identical']}{why}; {run/'summary.json'}")
     return s
