@@ -257,10 +257,11 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
     cfg, run, times = resolved(cfg), Path(run_dir), {}
     if auto: print(f"precision auto -> {precision_reason(cfg.device)}", flush=True)
-    if cfg.device == "cpu" and is_mla(text_config(vc := load_config(cfg.verifier)).config):
+    vc = load_config(cfg.verifier)
+    if cfg.device == "cpu" and is_mla(text_config(vc).config):
         print(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
               f"{mla_dtype(vc, cfg.eval_dtype)[1]}", flush=True)
-    if not (routing := moe_routing(load_config(cfg.verifier)))[0]: print(f"warning: {routing[1]}", flush=True)
+    if not (routing := moe_routing(vc))[0]: print(f"warning: {routing[1]}", flush=True)
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)

@@ -88,8 +88,9 @@ def within_context(records:list,           # prompt records `{id, messages}`
     tok = load_tokenizer(verifier, engine.trust_remote_code)
     size = lambda r: len(tok.apply_chat_template(_first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, **engine.chat_template_kwargs)["input_ids"])
-    keep = [r for r in records if size(r) < max_len]
-    if skipped := [r["id"] for r in records if r not in keep]:
+    fits = [size(r) < max_len for r in records]
+    keep = [r for r, ok in zip(records, fits) if ok]
+    if skipped := [r["id"] for r, ok in zip(records, fits) if not ok]:
         warnings.warn(f"{len(skipped)} of {len(records)} prompts fill the {max_len}-token context and are skipped "
                       f"({', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''}); raise "
                       "max_model_len if the verifier's context allows, or shorten them")
