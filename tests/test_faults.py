@@ -1,9 +1,12 @@
 """`eagle3 run` killed with SIGKILL (its whole process group, vLLM included) at points in every stage, then run again to
 the end: each answer is stored once, the shards hold exactly the stored answers, a summary is written, no process is
-left. Minutes of CPU: runs with `make test-slow` (EAGLE3_TEST_FLAGS=slow)."""
+left. Training, the stage that is deterministic on given data, is then killed right after a checkpoint and resumed: the
+draft equals, tensor for tensor, the one an uninterrupted run trains. Minutes of CPU: runs with `make test-slow`
+(EAGLE3_TEST_FLAGS=slow)."""
 import json, os, random, signal, subprocess, sys, time
 from pathlib import Path
-import pytest
+import pytest, torch
+from safetensors.torch import load_file
 
 EXE = str(Path(sys.executable).parent/"eagle3")
 SLOW = "slow" in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",")
@@ -51,3 +54,25 @@ def test_kill_9_anywhere_then_run_again(tmp_path):
     s = json.loads((tmp_path/"summary.json").read_text())
     assert s["verify"]["errors"] == 0 and s["vllm"]["mean_acceptance_length"] >= 1.0
     print("kills:", kills)
+    resumed, whole = train_killed_and_resumed(tmp_path), train_cli(tmp_path, tmp_path/"uninterrupted")
+    subprocess.run(whole, check=True, capture_output=True)
+    a, b = (load_file(str(d/"draft"/"model.safetensors")) for d in (tmp_path/"resumed", tmp_path/"uninterrupted"))
+    assert sorted(a) == sorted(b) and all(torch.equal(a[k], b[k]) for k in a), "the resumed draft differs"
+    print("train killed at step", resumed, "of", len(json.loads((tmp_path/"resumed"/"history.json").read_text())))
+
+def train_cli(run:Path, out:Path)->list:
+    "`eagle3 train` on the run's hidden states with the run's training settings, a checkpoint every 2 steps."
+    t = json.loads((run/"run_config.json").read_text())["train"] | {"ckpt_every": 2, "log_to": "none", "epochs": 1.0}
+    (run/"train.json").write_text(json.dumps(t))
+    return [EXE, "train", "--config", str(run/"train.json"), "--data", str(run/"hidden_states"), "--out", str(out)]
+
+def train_killed_and_resumed(run:Path)->int:
+    "Kill `eagle3 train` as soon as its first checkpoint is on disk, then run it again to the end; the step killed at."
+    out = run/"resumed"; cmd = train_cli(run, out)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    while not (out/"checkpoint.pt").exists() and p.poll() is None: time.sleep(0.02)
+    os.killpg(p.pid, signal.SIGKILL); p.wait()
+    assert not (out/"draft").exists(), "training ended before the kill"
+    step = torch.load(out/"checkpoint.pt", weights_only=False)["step"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return step
