@@ -9,7 +9,8 @@ from pathlib import Path
 from eagle3_nb.engine import auto_dtype
 from eagle3_nb.prompts import default_prompts
 from eagle3_nb.regeneration import RegenConfig, regenerate
-from eagle3_nb.extract import ExtractConfig, extract
+from eagle3_nb.shards import ExtractConfig
+from eagle3_nb.extract import extract
 from eagle3_nb.embedded import embedded_verifier
 from eagle3_nb.vllm_extract import regenerate_and_extract
 

@@ -14,7 +14,8 @@ import argparse, json, tempfile, time
 from pathlib import Path
 import torch
 from eagle3_nb.prompts import default_prompts
-from eagle3_nb.extract import ExtractConfig, extract, tokenize_conversation
+from eagle3_nb.shards import ExtractConfig, tokenize_conversation
+from eagle3_nb.extract import extract
 from eagle3_nb.embedded import embedded_verifier, load_verifier
 
 def conversations(n):

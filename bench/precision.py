@@ -18,7 +18,8 @@ from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.engine import bf16_speedup, precision_reason, vllm_env
 from eagle3_nb.prompts import default_prompts
 from eagle3_nb.regeneration import RegenConfig, read_jsonl_resumable, regenerate
-from eagle3_nb.extract import ExtractConfig, HiddenStates, extract
+from eagle3_nb.shards import ExtractConfig, HiddenStates
+from eagle3_nb.extract import extract
 from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.objective import target_head, ttt_loss
 from eagle3_nb.draft_init import build_draft

@@ -6,7 +6,7 @@ Usage: python bench/train.py [--data runs/demo/hidden_states] [--steps 5]
 import argparse, json, resource, time
 import torch
 from eagle3_nb.derive import derive_draft_config
-from eagle3_nb.extract import HiddenStates
+from eagle3_nb.shards import HiddenStates
 from eagle3_nb.objective import target_head, ttt_loss
 from eagle3_nb.draft_init import build_draft
 from eagle3_nb.train import TrainConfig, _collate

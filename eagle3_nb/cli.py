@@ -15,7 +15,7 @@ from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
-__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'parser', 'main']
+__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command', 'parser', 'main']
 
 # %% ../nbs/11_cli.ipynb #fb8c6870
 # RunConfig fields that `resolved` sets (from the device, the run's engine and dtypes): not flags of `run`
@@ -60,26 +60,13 @@ def flags_demo(s:argparse.ArgumentParser, settings:bool):
     flags_run(s, settings, run_dir="runs/demo")
 
 # %% ../nbs/11_cli.ipynb #28517158
-COMMANDS = (   # name, what it does, the flags it takes, its help line
-    ("inspect", cmd_inspect, flags_inspect, "print the normalised spec of a draft (dir, config.json or Hub id)"),
-    ("derive", cmd_derive, flags_derive, "derive the draft config and expected tensor table from a verifier"),
-    ("regenerate", cmd_regenerate, flags_regenerate, "the verifier answers prompts (JSONL out, resumable)"),
-    ("extract", cmd_extract, flags_extract, "capture aux hidden states and targets into safetensors shards "
-                                            "(resumable)"),
-    ("train", cmd_train, flags_train, "train the draft with training-time test; exports OUT/draft (vLLM-native); under "
-                                      "torchrun: DDP, or FSDP with --fsdp"),
-    ("online", cmd_online, flags_online, "extract and train at once, never more than --max-disk-gb of hidden states on "
-                                         "disk (a producer process + the trainer; re-running resumes both)"),
-    ("export", cmd_export, flags_export, "export a training checkpoint in the vLLM-native or speculators format"),
-    ("convert", cmd_convert, flags_convert, "convert a draft (any tool's) between the vLLM-native and speculators "
-                                            "formats, every default made explicit"),
-    ("verify", cmd_verify, flags_verify, "check a draft checkpoint against its verifier, vLLM's rules, its data and a "
-                                         "reference"),
-    ("evaluate", cmd_evaluate, flags_evaluate, "acceptance in vLLM (and offline) on held-out prompts, speed with and "
-                                               "without the draft, plots"),
-    ("run", cmd_run, flags_run, "every stage for one verifier into a run directory, resumable (pre-flight verify, "
-                                "summary.json)"),
-    ("demo", cmd_demo, flags_demo, "the whole pipeline on the embedded SmolLM2 verifier (the `demo` preset)"))
+COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert", "verify", "evaluate",
+            "run", "demo")   # as `eagle3 -h` lists them
+
+def command(name:str)->tuple:
+    "Subcommand `name`'s function `cmd_NAME`, the function that adds its flags `flags_NAME`, and its help: the docstring."
+    fn = globals()[f"cmd_{name}"]
+    return fn, globals()[f"flags_{name}"], fn.__doc__.rstrip(".")
 
 def parser(only:str|None=None, # a subcommand: only its settings' options (the others' need not import their stage)
           )->argparse.ArgumentParser:
@@ -88,7 +75,8 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
              "flags given on the command line win.")
     p = argparse.ArgumentParser(prog="eagle3", description=about)
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name, fn, flags, help in COMMANDS:
+    for name in COMMANDS:
+        fn, flags, help = command(name)
         s = sub.add_parser(name, help=help, description=help)
         s.add_argument("--config", help="YAML/JSON file of option values (see the docs of `load_cli_config`)")
         s.set_defaults(fn=fn)

@@ -76,7 +76,7 @@ def derivation(a, **rules):
 
 # %% ../nbs/11b_commands.ipynb #158e60a6
 def cmd_verify(a)->int:
-    "Verify a draft checkpoint; exit 1 on any error."
+    "Check a draft against its verifier, vLLM's rules, its data and a reference; exit 1 on any error."
     from eagle3_nb.verify import verify
     rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
                  chat_template_kwargs=a.chat_template_kwargs)
@@ -146,7 +146,7 @@ def cmd_regenerate(a)->int:
         recs = source_records(a.prompts, a.limit or 0, v, Path(a.out).parent, held, sc)
     else: recs = prompt_records(a.prompts, a.split, a.limit)
     if a.states_out:   # answers and hidden states in one vLLM session
-        from eagle3_nb.extract import ExtractConfig
+        from eagle3_nb.shards import ExtractConfig
         from eagle3_nb.vllm_extract import regenerate_and_extract
         print(json.dumps(regenerate_and_extract(recs, v, a.out, a.states_out, cfg, ExtractConfig(**x, engine=eng))))
     else: print(regenerate(recs, v, a.out, cfg))
@@ -165,20 +165,20 @@ def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
                                         "verifier loaded once; extraction options under --extract.*)")
     if settings:
         from eagle3_nb.regeneration import RegenConfig
-        from eagle3_nb.extract import ExtractConfig
+        from eagle3_nb.shards import ExtractConfig
         add_fields(s, RegenConfig, flat=("engine",))
         add_fields(s, ExtractConfig, prefix="extract.", skip=("extract.engine", "extract.backend"))
 
 # %% ../nbs/11b_commands.ipynb #a27741fe
 def extract_config(a):
     "The `ExtractConfig` of an `eagle3 extract` command line (vLLM's start-up flags by vLLM's names)."
-    from eagle3_nb.extract import ExtractConfig
+    from eagle3_nb.shards import ExtractConfig
     g = given(a, ("conversations", "verifier", "out"))
     eng = engine_config(g)   # first: it takes vLLM's options out of `g`
     return ExtractConfig(**g, engine=eng)
 
 def cmd_extract(a)->int:
-    "Aux hidden states + targets into safetensors shards (resumable)."
+    "Capture aux hidden states and targets into safetensors shards (resumable)."
     from eagle3_nb.extract import extract
     print(json.dumps(extract(a.conversations, verifier_of(a), a.out, extract_config(a))))
     return 0
@@ -189,12 +189,12 @@ def flags_extract(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     s.add_argument("--out", required=True, help="shard directory (re-running resumes)")
     if settings:
-        from eagle3_nb.extract import ExtractConfig
+        from eagle3_nb.shards import ExtractConfig
         add_fields(s, ExtractConfig, flat=("engine",))
 
 # %% ../nbs/11b_commands.ipynb #98191e24
 def cmd_train(a)->int:
-    "Train with training-time test (resumable); export OUT/draft (vLLM-native). Under torchrun: DDP, or FSDP (--fsdp)."
+    "Train with training-time test (resumable); exports OUT/draft (vLLM-native); under torchrun DDP, or FSDP."
     from eagle3_nb.train import TrainConfig, train
     cfg = TrainConfig(**given(a, ("data", "out", *DRAFT_CONFIG_FLAGS)))
     ids = read_json(Path(a.data)/"manifest.json")["aux_layer_ids"]   # the layers the data hold are the draft's
@@ -215,7 +215,7 @@ def flags_train(s:argparse.ArgumentParser, settings:bool):
 # %% ../nbs/11b_commands.ipynb #edad35f0
 def online_configs(a)->tuple:
     "(ExtractConfig, TrainConfig) of an `eagle3 online` command line: extract options under `extract.`, vLLM's flat."
-    from eagle3_nb.extract import ExtractConfig
+    from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.train import TrainConfig
     g = given(a, ("conversations", "out", "max_disk_gb", *DRAFT_CONFIG_FLAGS))
     eng, x = engine_config(g), g.pop("extract", {})
@@ -238,7 +238,7 @@ def flags_online(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB)")
     draft_config_flags(s)
     if settings:
-        from eagle3_nb.extract import ExtractConfig
+        from eagle3_nb.shards import ExtractConfig
         from eagle3_nb.train import TrainConfig
         add_fields(s, TrainConfig, skip=("shuffle",))
         add_fields(s, ExtractConfig, prefix="extract.", skip=("seed",), flat=("engine",))
@@ -251,9 +251,8 @@ def cmd_export(a)->int:
     if not ck.is_file():
         raise Eagle3Error(f"{ck} does not exist; pass the --out directory of `eagle3 train` (it holds checkpoint.pt) "
                           "or a checkpoint.pt file")
-    out = export_checkpoint(ck, a.out, a.format, verifier=a.verifier_id, dtype=a.dtype, embed_tokens=a.embed_tokens)
-    print(spec_table(inspect_draft(out)))
-    return 0
+    return _shown(export_checkpoint(ck, a.out, a.format, verifier=a.verifier_id, dtype=a.dtype,
+                                    embed_tokens=a.embed_tokens))
 
 def flags_export(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 export`'s flags."
@@ -269,12 +268,15 @@ def draft_out_flags(s:argparse.ArgumentParser, **dtype):
     s.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
     s.add_argument("--dtype", choices=["bfloat16", "float16", "float32"], **dtype)
 
-def cmd_convert(a)->int:
-    "Convert a draft (ours or another tool's) between the vLLM-native and speculators formats."
-    from eagle3_nb.convert import convert_draft
-    out = convert_draft(a.src, a.out, a.to, verifier=a.verifier_id, dtype=a.dtype, k=a.k)
-    print(spec_table(inspect_draft(out)))
+def _shown(draft:Path)->int:
+    "Print the spec of the draft just written, as `inspect` prints it; exit status 0."
+    print(spec_table(inspect_draft(draft)))
     return 0
+
+def cmd_convert(a)->int:
+    "Convert a draft (any tool's) between the vLLM-native and speculators formats, every default made explicit."
+    from eagle3_nb.convert import convert_draft
+    return _shown(convert_draft(a.src, a.out, a.to, verifier=a.verifier_id, dtype=a.dtype, k=a.k))
 
 def flags_convert(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 convert`'s flags."

@@ -8,12 +8,13 @@ import json, warnings
 from pathlib import Path
 from safetensors.torch import save_file
 import torch
-from .core import CheckpointError, Eagle3Error, atomic_write, read_tensors, tensor_files, torch_dtype, write_json
+from .core import (CheckpointError, Eagle3Error, atomic_write, read_json, read_tensors, tensor_files, torch_dtype,
+                            write_json)
 from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec_problems
 from .model import Eagle3Draft, export_vllm
 
 # %% auto #0
-__all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft', 'export_draft', 'checkpoint_weights',
+__all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft', 'export_draft', 'load_draft',
            'export_checkpoint']
 
 # %% ../nbs/06a_convert.ipynb #de7db82a
@@ -120,9 +121,28 @@ def export_draft(model:Eagle3Draft,       # a trained draft
         export_vllm(model, t, dtype, embed_tokens)
         return convert_draft(t, out, "speculators", verifier=verifier)
 
-def checkpoint_weights(ck:dict)->dict:
-    "The draft a training checkpoint stands for: its weights, the moving average in their place where the run kept one."
-    return {**ck["model"], **ck.get("ema", {})}   # `TrainConfig.ema_decay`: `train` exports the average too
+
+# %% ../nbs/06a_convert.ipynb #dda766a2
+def load_draft(path:str|Path,                # a training checkpoint.pt, or an exported vLLM-native draft directory
+               embed:torch.Tensor|None=None, # the verifier's embedding, where the files hold none
+              )->tuple[Eagle3Draft, dict]:
+    "The PyTorch draft that a checkpoint or an exported draft stands for, in float32, and its config."
+    from transformers import LlamaConfig
+    from safetensors.torch import load_file
+    path = Path(path)
+    if path.is_dir(): conf, weights = read_json(path/"config.json"), load_file(str(path/"model.safetensors"))
+    else:
+        ck = torch.load(path, weights_only=False, map_location="cpu")
+        if "config" not in ck:
+            raise CheckpointError(f"{path} has no draft config (written by an older eagle3_nb); export the draft "
+                                  "directory next to it with convert_draft instead")
+        conf, weights = ck["config"], {**ck["model"], **ck.get("ema", {})}   # `TrainConfig.ema_decay`: the average
+    model = Eagle3Draft(LlamaConfig.from_dict(conf), embed=weights.get("embed_tokens.weight", embed))
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    if bad := [k for k in missing if k != "embed_tokens.weight"] + unexpected:
+        raise CheckpointError(f"{path} does not hold the draft its config describes ({', '.join(bad[:4])}: missing "
+                              "or unexpected); export it again from its training checkpoint")
+    return model.float().eval(), conf
 
 def export_checkpoint(checkpoint:str|Path,    # a training checkpoint.pt
                       out:str|Path,           # new directory
@@ -132,11 +152,4 @@ def export_checkpoint(checkpoint:str|Path,    # a training checkpoint.pt
                       embed_tokens:bool=False,# also write the embedding
                      )->Path:
     "Export a training checkpoint (`checkpoint.pt` written by `train`) in either format."
-    from transformers import LlamaConfig
-    ck = torch.load(checkpoint, weights_only=False, map_location="cpu")
-    if "config" not in ck:
-        raise CheckpointError(f"{checkpoint} has no draft config (written by an older eagle3_nb); export the draft "
-                              "directory next to it with convert_draft instead")
-    m = Eagle3Draft(LlamaConfig.from_dict(ck["config"]), embed=ck["model"]["embed_tokens.weight"])
-    m.load_state_dict(checkpoint_weights(ck))
-    return export_draft(m, out, fmt, verifier, dtype, embed_tokens)
+    return export_draft(load_draft(checkpoint)[0], out, fmt, verifier, dtype, embed_tokens)

@@ -13,9 +13,9 @@ from .reference import (DraftSpec, TensorInfo, fixture, inspect_draft, load_conf
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need',
-           'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation',
-           'derive_draft_config', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'verifier_text_config', 'is_mla', 'resolve_head_dim',
+           'need', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch',
+           'Derivation', 'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -31,6 +31,12 @@ def text_config(verifier:dict)->VerifierFacts:
         return VerifierFacts(tc, [f"verifier is a wrapper ({verifier.get('model_type')}); text fields read from "
                                   f"text_config ({tc.get('model_type')})"])
     return VerifierFacts(verifier)
+
+# %% ../nbs/02_derive.ipynb #f4d2e605
+def verifier_text_config(verifier:dict|str|Path, # a config dict, a directory, a config.json or a Hub repo id
+                        )->dict:
+    "The text model's fields of a verifier, wherever its config is: the one reader every stage uses."
+    return text_config(verifier if isinstance(verifier, dict) else load_config(verifier)).config
 
 # %% ../nbs/02_derive.ipynb #11ec26c7
 MLA_FIELDS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")

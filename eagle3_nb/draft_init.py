@@ -6,7 +6,7 @@
 from __future__ import annotations
 from typing import TYPE_CHECKING
 import torch
-from .extract import HiddenStates
+from .shards import HiddenStates
 from .core import Eagle3Error
 from .model import Eagle3Draft, draft_vocab
 if TYPE_CHECKING: from transformers import LlamaConfig

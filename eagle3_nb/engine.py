@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from .core import Eagle3Error, torch_threads
 from .reference import load_config
-from .derive import text_config, is_mla
+from .derive import verifier_text_config, is_mla
 
 # %% auto #0
 __all__ = ['VLLM_ENV', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
@@ -40,7 +40,7 @@ class EngineConfig:
 
 def context_length(verifier:str|Path, most:int=4096)->int:
     "The verifier's context (`max_position_embeddings`, of its text model), at most `most`."
-    return min(most, text_config(load_config(verifier)).config.get("max_position_embeddings") or most)
+    return min(most, verifier_text_config(verifier).get("max_position_embeddings") or most)
 
 # %% ../nbs/03a_engine.ipynb #5bf559a2
 VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed, starts faster
@@ -117,7 +117,7 @@ def rope_fix(model:str|Path|dict,  # the verifier (directory, Hub id or config)
             )->dict:
     "vLLM arguments that keep an MLA verifier's queries rotated right on a CPU whose vLLM rope kernel does not ({} else)."
     cfg = model if isinstance(model, dict) else load_config(model)
-    return ROPE_FIX if cpu and is_mla(text_config(cfg).config) and not cpu_rope_agrees() else {}
+    return ROPE_FIX if cpu and is_mla(verifier_text_config(cfg)) and not cpu_rope_agrees() else {}
 
 # %% ../nbs/03a_engine.ipynb #18e43b77
 @cache

@@ -9,9 +9,9 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
-from .extract import ExtractConfig, HiddenStates
+from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
-from .convert import checkpoint_weights
+from .convert import load_draft
 from .objective import offline_acceptance
 from .core import atomic_write, read_json, write_json
 
@@ -167,10 +167,8 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)
     if heldout_data is None:
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
-    model = Eagle3Draft(cfg, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])
-    from safetensors.torch import load_file
-    model.load_state_dict(load_file(str(Path(draft)/"model.safetensors")), strict=False)
-    off = offline_acceptance(model.float(), heldout_data, k)
+    model = load_draft(draft, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])[0]
+    off = offline_acceptance(model, heldout_data, k)
     ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens,
           "greedy_identical": spec["token_ids"] == base["token_ids"],
           "vllm": {x: spec[x] for x in ("drafts", "draft_tokens", "accepted", "mean_acceptance_length", "per_position")},
@@ -203,17 +201,8 @@ def trained_draft(draft:str|Path,              # exported draft directory
                   trained:str|Path|None=None,  # training run directory with checkpoint.pt; None: the draft's parent, if any
                  )->tuple[Eagle3Draft, dict]:
     "The PyTorch draft as it was trained (the training checkpoint's config and weights), else as exported; and its config."
-    from transformers import LlamaConfig
     ck = Path(trained or Path(draft).parent)/"checkpoint.pt"
-    if ck.exists():
-        state = torch.load(ck, weights_only=False, map_location="cpu")
-        conf, weights = state["config"], checkpoint_weights(state)   # the average where the run exported one
-    else:
-        from safetensors.torch import load_file
-        conf, weights = read_json(Path(draft)/"config.json"), load_file(str(Path(draft)/"model.safetensors"))
-    model = Eagle3Draft(LlamaConfig.from_dict(conf))   # its embedding: the verifier's (set by the caller unless shipped)
-    model.load_state_dict(weights, strict=False)
-    return model.float().eval(), conf
+    return load_draft(ck if ck.exists() else draft)   # an exported draft's embedding: the caller sets the verifier's
 
 def probe_acceptance(verifier:str|Path,          # verifier directory
                      draft:str|Path,             # exported draft directory, as vLLM will load it
@@ -229,7 +218,8 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
                      engine:EngineConfig|None=None, # vLLM start-up options (trust_remote_code, ...)
                     )->dict:
     "vLLM's acceptance for `draft` against the trained PyTorch draft's on vLLM's own answers: the gap, and whether it is ok."
-    from eagle3_nb.extract import ExtractConfig, extract
+    from eagle3_nb.shards import ExtractConfig
+    from eagle3_nb.extract import extract
     from eagle3_nb.verify import Finding
     out = Path(out)
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=engine)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 from pathlib import Path
 import torch
-from .extract import HiddenStates
+from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
 
 # %% auto #0

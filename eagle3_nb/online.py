@@ -11,12 +11,12 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
-from .reference import load_config
-from .derive import text_config
+from .derive import verifier_text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
-from .extract import ExtractConfig, _conversations, _encode, extract, read_sample
+from .shards import ExtractConfig, _conversations, _encode, read_sample
+from .extract import extract
 from .train import TrainConfig, train
 
 # %% auto #0
@@ -36,7 +36,7 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
             raise Eagle3Error(f"{root} streams {plan['records']} records in shards of {plan['shard_size']}, not {len(recs)} "
                               f"in shards of {cfg.shard_size}; use a new output directory")
         return plan
-    tok, V = load_tokenizer(verifier, cfg.engine.trust_remote_code), text_config(load_config(verifier)).config["vocab_size"]
+    tok, V = load_tokenizer(verifier, cfg.engine.trust_remote_code), verifier_text_config(verifier)["vocab_size"]
     sizes, ids, lengths, counts = [], [], [], torch.zeros(V, dtype=torch.long)
     for i in range(0, len(recs), cfg.shard_size):   # the chunks `extract` makes, with its skip rules
         got = list(_encode(tok, recs[i:i + cfg.shard_size], cfg, {"overlong": 0, "no_loss_tokens": 0}))
@@ -178,8 +178,7 @@ def train_online(conversations:str|Path,            # regenerated JSONL
     plan_stream(_conversations(Path(conversations)), verifier, root, extract_cfg)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)
     # measured before the producer loads the CPU
-    if train_cfg.precision == "auto" and not (out/"train"/"checkpoint.pt").exists():
-        train_cfg = replace(train_cfg, precision="bf16" if train_cfg.bf16 else "fp32")
+    if not (out/"train"/"checkpoint.pt").exists(): train_cfg = train_cfg.decided()
     spec = {"conversations": str(conversations), "verifier": str(verifier), "root": str(root), "cfg": asdict(extract_cfg),
             "passes": passes, "most": most, "parent": os.getpid(), "threads": 0}
     cpu = extract_cfg.device == "cpu" and train_cfg.device == "cpu"

@@ -10,11 +10,12 @@ from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
-from .derive import derive_draft_config, derived_spec, is_mla, text_config
+from .derive import derive_draft_config, derived_spec, is_mla, verifier_text_config
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
-from .extract import ExtractConfig, extract
+from .shards import ExtractConfig
+from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify
@@ -74,7 +75,7 @@ def resolved(cfg:RunConfig)->RunConfig:
     data = auto_dtype(cfg.data_dtype, dev)
     v = str(cfg.verifier or embedded_verifier())
     ev = serving_dtype(vc := load_config(v), dev, cfg.eval_dtype)
-    if dev == "cpu" and is_mla(text_config(vc).config):   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
+    if dev == "cpu" and is_mla(verifier_text_config(vc)):   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
         data = mla_dtype(vc, data, auto=cfg.data_dtype == "auto", draft=False)[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
@@ -88,11 +89,7 @@ def resolved(cfg:RunConfig)->RunConfig:
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len,
                                    engine=eng),
-                   train=_decided(replace(cfg.train, device=dev)))
-
-def _decided(t:TrainConfig)->TrainConfig:
-    "`t` with its precision as `TrainConfig.bf16` decides it (recorded in run_config.json as what ran)."
-    return replace(t, precision="bf16" if t.bf16 else "fp32")
+                   train=replace(cfg.train, device=dev).decided())   # run_config.json records what ran
 
 # %% ../nbs/10_pipeline.ipynb #ea58378a
 _CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3, "precision": "auto"}
@@ -198,7 +195,7 @@ class _Stage:
 # %% ../nbs/10_pipeline.ipynb #d9890a84
 def _derive(cfg:RunConfig, run:Path):
     "The draft config (overrides applied) and its files; stops on any verifier pre-flight problem."
-    V = text_config(load_config(cfg.verifier)).config["vocab_size"]
+    V = verifier_text_config(cfg.verifier)["vocab_size"]
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
                             overrides=cfg.draft_overrides)
@@ -258,7 +255,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     cfg, run, times = resolved(cfg), Path(run_dir), {}
     if auto: print(f"precision auto -> {precision_reason(cfg.device)}", flush=True)
     vc = load_config(cfg.verifier)
-    if cfg.device == "cpu" and is_mla(text_config(vc).config):
+    if cfg.device == "cpu" and is_mla(verifier_text_config(vc)):
         print(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
               f"{mla_dtype(vc, cfg.eval_dtype)[1]}", flush=True)
     if not (routing := moe_routing(vc))[0]: print(f"warning: {routing[1]}", flush=True)

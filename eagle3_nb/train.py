@@ -6,7 +6,7 @@
 from __future__ import annotations
 import itertools, math, os, time
 from contextlib import nullcontext
-from dataclasses import dataclass, asdict, replace
+from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 import torch
@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 from .core import Eagle3Error, atomic_write, read_json, write_json
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
-from .extract import HiddenStates
+from .shards import HiddenStates
 from .model import Eagle3Draft, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
@@ -24,7 +24,7 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['TrainConfig', 'check_data', 'param_groups', 'train_step', 'train']
+__all__ = ['TrainConfig', 'check_data', 'param_groups', 'Run', 'train_step', 'train']
 
 # %% ../nbs/07_train.ipynb #65fc2f46
 @dataclass
@@ -75,6 +75,9 @@ class TrainConfig:
     @property
     def bf16(self)->bool:
         return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
+    def decided(self, was:str|None=None)->TrainConfig:
+        "These settings with `precision` fixed for the whole run: `was` (a resumed run's), else what `bf16` measures."
+        return replace(self, precision=was or ("bf16" if self.bf16 else "fp32")) if self.precision == "auto" else self
 
 # %% ../nbs/07_train.ipynb #4c0fc0bd
 def _collate(samples:list)->dict:
@@ -187,74 +190,90 @@ def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
             {"params": [p for p in params if id(p) not in slow], "lr": cfg.lr}]
 
 # %% ../nbs/07_train.ipynb #e0cc4dce
-def _resume(out:Path, model, opt, sched, cfg:TrainConfig)->tuple[int, list, str|None, dict|None]:
-    "Step, history, precision and weight average of `out/checkpoint.pt`; its states loaded into model, optimiser, schedule."
-    if not (out/"checkpoint.pt").exists(): return 0, [], None, None
-    ck = torch.load(out/"checkpoint.pt", weights_only=False, map_location=cfg.device)
-    _load_states(ck, model, opt, cfg.fsdp)
-    sched.load_state_dict(ck["sched"])
-    return ck["step"], ck["history"], ck.get("precision"), ck.get("ema")
+@dataclass
+class Run:
+    "One training run as it runs: what every step, checkpoint, estimate and export reads."
+    model: Eagle3Draft             # the draft (FSDP-sharded or not)
+    opt: torch.optim.Optimizer     # AdamW over `param_groups`
+    sched: object                  # its learning-rate schedule
+    config: LlamaConfig            # the derived draft config (written into every checkpoint)
+    cfg: TrainConfig               # the settings as this rank runs them
+    out: Path                      # the run directory
+    head: dict|None = None         # the verifier's final norm and the lm_head rows of the draft vocabulary, on the device
+    eps: float = 1e-6              # the verifier's rms_norm_eps
+    rank: int = 0                  # this process's rank
+    world: int = 1                 # the number of ranks
+    ema: WeightAverage|None = None # the moving average of the weights, where the run keeps one
+    step: int = 0                  # optimiser steps done
+    hist: list = field(default_factory=list)   # a history row per step
+    @property
+    def params(self)->list: return [p for p in self.model.parameters() if p.requires_grad]   # in the model's order
 
-def train_step(model:Eagle3Draft, # the draft (FSDP-sharded or not)
-               batch:dict,        # a collated batch on the device
-               head:dict,         # the verifier's final norm and lm_head rows of the draft vocabulary
-               opt,               # the optimiser
-               sched,             # its learning-rate schedule
-               params:list,       # the trainable parameters, in the model's order
-               cfg:TrainConfig,   # training settings
-               eps:float,         # the verifier's rms_norm_eps
-               world:int,         # number of ranks
-               step:int,          # steps done before this one
-              )->dict:
-    "One optimiser step on `batch`; returns its history row."
-    steps = cfg.ttt_steps if (step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
+def _resume(r:Run)->tuple[str|None, dict|None]:
+    "Load `r.out/checkpoint.pt` into `r` (states, step, history); returns the precision and weight average it recorded."
+    if not (r.out/"checkpoint.pt").exists(): return None, None
+    ck = torch.load(r.out/"checkpoint.pt", weights_only=False, map_location=r.cfg.device)
+    _load_states(ck, r.model, r.opt, r.cfg.fsdp)
+    r.sched.load_state_dict(ck["sched"])
+    r.step, r.hist = ck["step"], ck["history"]
+    return ck.get("precision"), ck.get("ema")
+
+def train_step(r:Run, batch:dict)->dict:
+    "One optimiser step of run `r` on `batch` (collated, on the device); appends its history row and returns it."
+    cfg, params = r.cfg, r.params
+    steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-        loss, losses, accs = ttt_loss(model, batch, head, steps, eps, cfg.step_decay, world)
-    opt.zero_grad()
+        loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world)
+    r.opt.zero_grad()
     loss.backward()
-    if not cfg.fsdp: _allreduce_grads(params, world)                 # FSDP reduce-scatters (and averages) by itself
+    if not cfg.fsdp: _allreduce_grads(params, r.world)               # FSDP reduce-scatters (and averages) by itself
     torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
-    opt.step()
-    sched.step()
-    loss = float(global_sum(loss.detach(), world)) / world
-    return {"step": step + 1, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": sched.get_last_lr()[-1]}
+    r.opt.step()
+    r.sched.step()
+    if r.ema: r.ema.update()
+    r.step += 1
+    loss = float(global_sum(loss.detach(), r.world)) / r.world
+    r.hist.append({"step": r.step, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": r.sched.get_last_lr()[-1]})
+    return r.hist[-1]
 
 # %% ../nbs/07_train.ipynb #398bf161
 def _averaged(ema:WeightAverage|None): return ema.swapped() if ema else nullcontext()
 
-def _export_draft(model, opt, config:LlamaConfig, dst:Path, cfg:TrainConfig, rank:int, world:int):
-    "The vLLM-native draft in `dst`, written by rank 0 (under FSDP every rank helps gather the weights)."
-    if cfg.fsdp:
-        full = _full_states(model, opt, True)[0]
-        if rank == 0:   # the state holds embedding, d2t and t2d: no rebuild (and no re-fit of the probe) needed
-            model = Eagle3Draft(config, embed=full["embed_tokens.weight"])
+def _export_draft(r:Run, dst:Path):
+    "The vLLM-native draft of run `r` in `dst`, written by rank 0 (under FSDP every rank helps gather the weights)."
+    model = r.model
+    if r.cfg.fsdp:
+        full = _full_states(model, r.opt, True)[0]
+        if r.rank == 0:   # the state holds embedding, d2t and t2d: no rebuild (and no re-fit of the probe) needed
+            model = Eagle3Draft(r.config, embed=full["embed_tokens.weight"])
             model.load_state_dict(full)
-    if rank == 0: export_vllm(model, dst)
-    if world > 1:
+    if r.rank == 0: export_vllm(model, dst)
+    if r.world > 1:
         import torch.distributed as dist
         dist.barrier()
 
-def _estimate(model, opt, ds, held:list, row:dict, config, out:Path, cfg:TrainConfig, rank:int, world:int, best:float)->float:
-    "Offline acceptance on the held-out samples into `row`; a new best is exported to `out/best`. Returns the best."
-    est = offline_acceptance(model, ds, cfg.eval_k, held)
+def _estimate(r:Run, ds, held:list, best:float)->float:
+    "Offline acceptance on the held-out samples into the last history row; a new best goes to `out/best`. The best."
+    row, est = r.hist[-1], offline_acceptance(r.model, ds, r.cfg.eval_k, held)
     row["tau_est"], row["acc_est"] = est["mean_acceptance_length"], est["per_position"]
     if row["tau_est"] <= best: return best
-    _export_draft(model, opt, config, out/"best", cfg, rank, world)
-    if rank == 0:
-        write_json(out/"best.json", {"step": row["step"], "mean_acceptance_length": row["tau_est"],
-                                     "per_position": row["acc_est"], "heldout_samples": len(held)})
+    _export_draft(r, r.out/"best")
+    if r.rank == 0:
+        write_json(r.out/"best.json", {"step": row["step"], "mean_acceptance_length": row["tau_est"],
+                                       "per_position": row["acc_est"], "heldout_samples": len(held)})
     return row["tau_est"]
 
-def _checkpoint(out, model, opt, sched, step, hist, config, cfg:TrainConfig, rank:int, ema:WeightAverage|None=None):
-    "Atomic checkpoint by rank 0 (under FSDP every rank takes part in gathering the states)."
-    if rank > 0 and not cfg.fsdp: return
-    msd, osd = _full_states(model, opt, cfg.fsdp)
-    avg = ema.full() if ema else None
-    if rank > 0: return
-    ck = {"model": msd, "opt": osd, "sched": sched.state_dict(), "step": step, "history": hist, "config": config.to_dict(),
-          "fsdp": cfg.fsdp, "precision": cfg.precision, **({"ema": avg} if ema else {})}
-    atomic_write(out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
+def _checkpoint(r:Run):
+    "Atomic checkpoint of run `r` at its step, by rank 0 (under FSDP every rank takes part in gathering the states)."
+    if r.rank > 0 and not r.cfg.fsdp: return
+    msd, osd = _full_states(r.model, r.opt, r.cfg.fsdp)
+    avg = r.ema.full() if r.ema else None
+    if r.rank > 0: return
+    ck = {"model": msd, "opt": osd, "sched": r.sched.state_dict(), "step": r.step, "history": r.hist,
+          "config": r.config.to_dict(), "fsdp": r.cfg.fsdp, "precision": r.cfg.precision, **({"ema": avg} if r.ema else {})}
+    atomic_write(r.out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
 
+# %% ../nbs/07_train.ipynb #374eb42b
 def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
           config:LlamaConfig,            # the derived draft config
           out:str|Path,                  # checkpoint.pt, history.json and the exported draft/ go here
@@ -273,62 +292,55 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
     heads = cfg.copy_heads if not (out/"checkpoint.pt").exists() else 0   # a resume loads the weights anyway
     model = build_draft(config, ds, cfg.draft_vocab_size, cfg.norm_init_scale, heads, cfg.copy_scale, cfg.seed).to(cfg.device)
-    eps = ds.manifest["verifier"]["rms_norm_eps"]
     ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
-    trainable = {n: p for n, p in model.named_parameters() if p.requires_grad}   # by name: the weight average's keys
-    params = list(trainable.values())
     all_lengths = ds.lengths()
     lengths = [all_lengths[j] for j in pool]
     blocks = _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None
     per_epoch = len(_batches(lengths, cfg, 0, blocks))
-    total = math.ceil(cfg.epochs * per_epoch)
-    if cfg.max_steps: total = min(total, cfg.max_steps)
+    total = min(math.ceil(cfg.epochs * per_epoch), cfg.max_steps or math.inf)
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch))
-    step, hist, was, avg = _resume(out, model, opt, sched, cfg)
-    ema = WeightAverage(trainable, cfg.ema_decay) if cfg.ema_decay else None   # a resume without a saved one starts it here
-    if ema and avg is not None: ema.load(avg)
-    if cfg.precision == "auto":   # decided once per run (a measurement can differ from process to process): a resume keeps it
-        cfg = replace(cfg, precision=was or ("bf16" if cfg.bf16 else "fp32"))
+    r = Run(model, opt, sched, config, cfg, out, head, ds.manifest["verifier"]["rms_norm_eps"], rank, world)
+    was, avg = _resume(r)
+    if cfg.ema_decay:   # keyed by name; a resume without a saved average starts one here
+        r.ema = WeightAverage({n: p for n, p in model.named_parameters() if p.requires_grad}, cfg.ema_decay)
+        if avg is not None: r.ema.load(avg)
+    r.cfg = cfg = cfg.decided(was)
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
-    log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), step)
+    log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), r.step)
     t0, ntok, plan = time.perf_counter(), 0, {}
-    def save(): _checkpoint(out, model, opt, sched, step, hist, config, cfg, rank, ema)   # at the current step
     def free(s):   # a stream: delete the shards that the checkpoint of step s no longer needs
         e, i = divmod(s, per_epoch)
         done = (plan.get(e) or _batches(lengths, cfg, e, blocks))[:i]   # the current epoch's plan is already drawn
         ds.release(e, {pool[j] for b in done for j in b})
-    if stream: free(step)
+    if stream: free(r.step)
     get = ds.sample if stream else (lambda j, epoch: ds[j])
-    bar = tqdm(total=total, initial=step, desc="train", unit="step", disable=not progress or rank > 0)
-    while step < total:
-        epoch, i = divmod(step, per_epoch)
+    bar = tqdm(total=total, initial=r.step, desc="train", unit="step", disable=not progress or rank > 0)
+    while r.step < total:
+        epoch, i = divmod(r.step, per_epoch)
         if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
         idx = [pool[j] for j in plan[epoch][i][rank::world]]
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
-            ds.wait(idx, epoch, on_block=lambda: (save(), free(step)))
-        batch = _collate([get(j, epoch) for j in idx])
-        batch = {k: v.to(cfg.device) for k, v in batch.items()}
-        hist.append(train_step(model, batch, head, opt, sched, params, cfg, eps, world, step))
-        if ema: ema.update()
-        step += 1
+            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), free(r.step)))
+        batch = {k: v.to(cfg.device) for k, v in _collate([get(j, epoch) for j in idx]).items()}
+        row = train_step(r, batch)
         ntok += int(batch["loss_mask"].sum())
-        accs, tok_s = hist[-1]["step_acc"], ntok * world / (time.perf_counter() - t0)
-        if cfg.eval_every and (step % cfg.eval_every == 0 or step == total):
-            with _averaged(ema): best = _estimate(model, opt, ds, held, hist[-1], config, out, cfg, rank, world, best)
-        log.log(step, step_scalars(hist[-1], tok_s))
+        tok_s = ntok * world / (time.perf_counter() - t0)
+        if cfg.eval_every and (r.step % cfg.eval_every == 0 or r.step == total):
+            with _averaged(r.ema): best = _estimate(r, ds, held, best)
+        log.log(r.step, step_scalars(row, tok_s))
         bar.update()
-        bar.set_postfix(loss=f"{hist[-1]['loss']:.3f}", acc0=f"{accs[0]:.2f}" if accs else "-", tok_s=f"{tok_s:.0f}",
-                        **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
-        if step % cfg.ckpt_every == 0 or step == total:
-            save()
-            if stream: free(step)
+        bar.set_postfix(loss=f"{row['loss']:.3f}", acc0=f"{row['step_acc'][0]:.2f}" if row["step_acc"] else "-",
+                        tok_s=f"{tok_s:.0f}", **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
+        if r.step % cfg.ckpt_every == 0 or r.step == total:
+            _checkpoint(r)
+            if stream: free(r.step)
     bar.close()
     log.close()
-    if rank == 0: write_json(out/"history.json", hist)
-    with _averaged(ema): _export_draft(model, opt, config, out/"draft", cfg, rank, world)
+    if rank == 0: write_json(out/"history.json", r.hist)
+    with _averaged(r.ema): _export_draft(r, out/"draft")
     secs = time.perf_counter() - t0
-    return {"steps": step, "history": hist, "draft": out/"draft", "seconds": secs,
+    return {"steps": r.step, "history": r.hist, "draft": out/"draft", "seconds": secs,
             "loss_tokens_per_s": ntok * world / max(secs, 1e-9)}

@@ -8,7 +8,8 @@ from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
-from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla, text_config
+from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla,
+                              verifier_text_config)
 from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support)
 
@@ -197,10 +198,10 @@ def check_vllm(r:Report,           # the report the rows go to
     ok, why = kv_cache_support(verifier, s, device)
     if not ok:
         r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
-    if is_mla(text_config(verifier).config) and device == "cpu": check_mla_serving(r, verifier, dtype)
+    if is_mla(verifier_text_config(verifier)) and device == "cpu": check_mla_serving(r, verifier, dtype)
     ok, why = moe_routing(verifier)
-    if not ok: r.add("vllm", "scoring_func", text_config(verifier).config.get("scoring_func"), "sigmoid", "warning", why)
-    serve = text_config(verifier).config.get("max_position_embeddings")
+    if not ok: r.add("vllm", "scoring_func", verifier_text_config(verifier).get("scoring_func"), "sigmoid", "warning", why)
+    serve = verifier_text_config(verifier).get("max_position_embeddings")
     mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
     if mpe and serve and mpe < serve:
         from vllm.config.speculative import SpeculativeConfig
@@ -221,7 +222,7 @@ def check_aux_ids(r:Report,              # the report the rows go to
                  ):
     "Aux layer ids inside the verifier's depth, and the same ids and convention as the training data."
     r.checks.append("aux-layers")
-    L = text_config(verifier).config["num_hidden_layers"]
+    L = verifier_text_config(verifier)["num_hidden_layers"]
     bad = [k for k in (s.aux_layer_ids or []) if not 0 <= k < L]
     if bad:
         r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, f"ids in 0..{L - 1}", "error",

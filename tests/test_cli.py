@@ -168,7 +168,8 @@ def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path, run):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from eagle3_nb.prompts import default_prompts
     from eagle3_nb.regeneration import RegenConfig, regenerate
-    from eagle3_nb.extract import ExtractConfig, extract
+    from eagle3_nb.shards import ExtractConfig
+    from eagle3_nb.extract import extract
     from eagle3_nb.embedded import embedded_verifier
     v = embedded_verifier()
     regenerate(default_prompts()[:4], v, tmp_path/"c.jsonl", RegenConfig(max_new_tokens=16, batch_size=4))

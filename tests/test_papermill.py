@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = ["05a_extract", "07_train", "09_evaluate"]
+STAGES = ["05b_extract", "07_train", "09_evaluate"]
 
 @pytest.fixture(scope="module")
 def verifier(tmp_path_factory):
