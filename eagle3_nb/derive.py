@@ -130,6 +130,20 @@ def _rope(tc:dict, notes:list)->dict:
                  f"rope_theta={theta}")
     return {"rope_type": "default", "rope_theta": theta}
 
+# %% ../nbs/02_derive.ipynb #5a8234d7
+def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set):
+    "Let a reference spec's choices win over the rule-based ones, noting each difference."
+    if ref.target_hidden_size != H or ref.vocab_size != V:
+        raise CheckpointError(f"reference {ref.source} was made for a verifier with hidden_size "
+                              f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier has {H} and "
+                              f"{V}; pick the reference for this verifier")
+    for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size", "draft_vocab_size",
+              "aux_layer_ids", "norm_before_residual"):
+        rv = ref.norm_before_residual_used if k == "norm_before_residual" else getattr(ref, k)
+        if rv is None or k in given: continue
+        if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
+        ch[k] = rv
+
 # %% ../nbs/02_derive.ipynb #68a2b865
 def derive_draft_config(verifier:dict|str|Path,           # verifier config dict, directory, config.json or Hub id
                         reference:DraftSpec|str|Path|None=None, # reference draft whose choices win
@@ -177,20 +191,6 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                                                   "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
     return Derivation(cfg, notes)
-
-# %% ../nbs/02_derive.ipynb #5a8234d7
-def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set):
-    "Let a reference spec's choices win over the rule-based ones, noting each difference."
-    if ref.target_hidden_size != H or ref.vocab_size != V:
-        raise CheckpointError(f"reference {ref.source} was made for a verifier with hidden_size "
-                              f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier has {H} and "
-                              f"{V}; pick the reference for this verifier")
-    for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size", "draft_vocab_size",
-              "aux_layer_ids", "norm_before_residual"):
-        rv = ref.norm_before_residual_used if k == "norm_before_residual" else getattr(ref, k)
-        if rv is None or k in given: continue
-        if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
-        ch[k] = rv
 
 # %% ../nbs/02_derive.ipynb #a14b05f9
 def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g. `derived_spec(cfg)`)

@@ -91,7 +91,7 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
     dt, h, bs = torch_dtype(dtype), head_size, 128
     isa = _get_attn_isa(dt, bs, h, "auto")
     # Linux lets a process use AMX tiles only once it has asked; a serving engine has (oneDNN asks at its first bf16
-    # matmul), a bare kernel call has not, and on an AMX CPU (Sapphire Rapids and later) it would die of SIGILL
+    # matmul), a bare kernel call has not, and on a CPU with AMX it would die of SIGILL
     if isa == "amx": torch.cpu._init_amx()
     q, k, v = (torch.randn(1, 1, h, dtype=dt) for _ in range(3))   # (tokens, heads, head_size)
     kc, vc = torch.zeros(1, 1, 2 * bs, h, dtype=dt).chunk(2, dim=2)  # (blocks, kv heads, block, head_size) each
