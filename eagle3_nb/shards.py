@@ -117,13 +117,7 @@ def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
         return old
     return m
 
-# %% ../nbs/05a_shards.ipynb #a32764d2
-def _save_head(out:Path, capture):
-    "The verifier's final norm, lm_head and embedding, once: targets and the draft's frozen embedding come from them."
-    if (out/"verifier_head.safetensors").exists(): return
-    head = {k: v.detach().contiguous().clone() for k, v in capture.head().items()}
-    atomic_write(out/"verifier_head.safetensors", lambda p: save_file(head, str(p)), RESUMES)
-
+# %% ../nbs/05a_shards.ipynb #00de564b
 def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None:
     "`(ids, mask)` cut to `cfg.max_len`, or None for a sample `cfg.overlong` drops or one without loss tokens (counted)."
     if len(ids) > cfg.max_len:
@@ -140,6 +134,13 @@ def _encode(tok, recs, cfg, skipped):
                 conversation_rows(tok, r["messages"], **cfg.engine.chat_template_kwargs))
         for k, row in enumerate(rows):   # a record's first row keeps its id: what resume looks for
             if fit := fit_sample(*row, cfg, skipped): yield (f"{r['id']}#{k}" if k else r["id"]), *fit
+
+# %% ../nbs/05a_shards.ipynb #38bedea6
+def _save_head(out:Path, capture):
+    "The verifier's final norm, lm_head and embedding, once: targets and the draft's frozen embedding come from them."
+    if (out/"verifier_head.safetensors").exists(): return
+    head = {k: v.detach().contiguous().clone() for k, v in capture.head().items()}
+    atomic_write(out/"verifier_head.safetensors", lambda p: save_file(head, str(p)), RESUMES)
 
 def write_shard(out:Path, man:dict, chunk:list, samples:list, hidden:list, V:int, skipped:dict, room=None)->int:
     "Write the shard of `samples` (from the records `chunk`), then the manifest that lists it; returns its tokens."
@@ -164,6 +165,7 @@ def _shard(samples, hidden, V):
             "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0),    # (N+1,) sample starts
             "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}            # (V,) answer tokens per id
 
+# %% ../nbs/05a_shards.ipynb #210f2b84
 def _conversations(path:Path)->list:
     "The records of a conversations JSONL; a missing or empty file is an error that says what to pass."
     what = "pass the JSONL `regenerate` wrote (or any JSONL of {id, messages} records)"

@@ -209,6 +209,7 @@ class Run:
     @property
     def params(self)->list: return [p for p in self.model.parameters() if p.requires_grad]   # in the model's order
 
+# %% ../nbs/07_train.ipynb #b41e1f46
 def _resume(r:Run)->tuple[str|None, dict|None]:
     "Load `r.out/checkpoint.pt` into `r` (states, step, history); returns the precision and weight average it recorded."
     if not (r.out/"checkpoint.pt").exists(): return None, None
@@ -218,6 +219,17 @@ def _resume(r:Run)->tuple[str|None, dict|None]:
     r.step, r.hist = ck["step"], ck["history"]
     return ck.get("precision"), ck.get("ema")
 
+def _checkpoint(r:Run):
+    "Atomic checkpoint of run `r` at its step, by rank 0 (under FSDP every rank takes part in gathering the states)."
+    if r.rank > 0 and not r.cfg.fsdp: return
+    msd, osd = _full_states(r.model, r.opt, r.cfg.fsdp)
+    avg = r.ema.full() if r.ema else None
+    if r.rank > 0: return
+    ck = {"model": msd, "opt": osd, "sched": r.sched.state_dict(), "step": r.step, "history": r.hist,
+          "config": r.config.to_dict(), "fsdp": r.cfg.fsdp, "precision": r.cfg.precision, **({"ema": avg} if r.ema else {})}
+    atomic_write(r.out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
+
+# %% ../nbs/07_train.ipynb #398bf161
 def train_step(r:Run, batch:dict)->dict:
     "One optimiser step of run `r` on `batch` (collated, on the device); appends its history row and returns it."
     cfg, params = r.cfg, r.params
@@ -236,7 +248,6 @@ def train_step(r:Run, batch:dict)->dict:
     r.hist.append({"step": r.step, "loss": loss, "step_loss": losses, "step_acc": accs, "lr": r.sched.get_last_lr()[-1]})
     return r.hist[-1]
 
-# %% ../nbs/07_train.ipynb #398bf161
 def _averaged(ema:WeightAverage|None): return ema.swapped() if ema else nullcontext()
 
 def _export_draft(r:Run, dst:Path):
@@ -262,16 +273,6 @@ def _estimate(r:Run, ds, held:list, best:float)->float:
         write_json(r.out/"best.json", {"step": row["step"], "mean_acceptance_length": row["tau_est"],
                                        "per_position": row["acc_est"], "heldout_samples": len(held)})
     return row["tau_est"]
-
-def _checkpoint(r:Run):
-    "Atomic checkpoint of run `r` at its step, by rank 0 (under FSDP every rank takes part in gathering the states)."
-    if r.rank > 0 and not r.cfg.fsdp: return
-    msd, osd = _full_states(r.model, r.opt, r.cfg.fsdp)
-    avg = r.ema.full() if r.ema else None
-    if r.rank > 0: return
-    ck = {"model": msd, "opt": osd, "sched": r.sched.state_dict(), "step": r.step, "history": r.hist,
-          "config": r.config.to_dict(), "fsdp": r.cfg.fsdp, "precision": r.cfg.precision, **({"ema": avg} if r.ema else {})}
-    atomic_write(r.out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
 
 # %% ../nbs/07_train.ipynb #374eb42b
 def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
