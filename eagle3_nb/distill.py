@@ -119,11 +119,11 @@ def init_mla(t_attn, s_attn, x:torch.Tensor, rope_group:int, spread:float=30.0):
         o = s_attn.o_proj.weight.view(-1, H, s_attn.v_head_dim); o.zero_()
         o[:, :, :D] = t_attn.o_proj.weight.view(-1, H, D)
 
-# %% ../nbs/05d_distill.ipynb #cc4d3b1a
 def _rel_err(s_attn, x, a, rope)->torch.Tensor:
     out = s_attn(hidden_states=x, position_embeddings=rope, attention_mask=None)[0]
     return (out.float() - a).pow(2).mean() / a.pow(2).mean()
 
+# %% ../nbs/05d_distill.ipynb #cc4d3b1a
 def fit_mla(t_attn, s_attn, x:torch.Tensor, a:torch.Tensor, rope:tuple, cfg:DistillConfig=DistillConfig())->tuple:
     "Start `s_attn` from the rope group that gives the closest start, fit it to `a`; (start, end) relative errors."
     G = t_attn.k_proj.weight.shape[0] // s_attn.qk_nope_head_dim
