@@ -138,6 +138,7 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
             ExtractConfig(device=device, compute_dtype=dtype, layer_ids=layer_ids))
     return Path(out)
 
+# %% ../nbs/09_evaluate.ipynb #460e484e
 def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    draft:str|Path,               # exported vLLM-native draft directory
                    prompts:list,                 # held-out user messages
