@@ -11,9 +11,9 @@ from pathlib import Path
 from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
 
 # %% auto #0
-__all__ = ['FIXTURES', 'PICKLE_SUFFIXES', 'SHAPE_FIELDS', 'LAYER_PREFIXES', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config',
-           'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'DraftSpec', 'detect_format',
-           'spec_from_config', 'rename_layer', 'normalise_names', 'spec_mismatches', 'spec_problems', 'inspect_draft',
+__all__ = ['FIXTURES', 'PICKLE_SUFFIXES', 'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config',
+           'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer', 'normalise_names',
+           'detect_format', 'DraftSpec', 'spec_from_config', 'spec_mismatches', 'spec_problems', 'inspect_draft',
            'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table', 'diff_specs']
 
 # %% ../nbs/01_reference.ipynb #98300581
@@ -113,6 +113,40 @@ def load_tensor_table(path_or_id:str|Path # checkpoint directory or Hub repo id
                               f"{e})") from None
     return {k: TensorInfo(t.shape, t.dtype) for fm in meta.files_metadata.values() for k, t in fm.tensors.items()}
 
+# %% ../nbs/01_reference.ipynb #6fec0f12
+LAYER_PREFIXES = ("midlayer.", "layers.0.")
+
+def _layer_prefix(tensors:dict|None)->str|None:
+    if not tensors: return None
+    found = {p for p in LAYER_PREFIXES for k in tensors if k.startswith(p)}
+    if len(found) > 1:
+        raise CheckpointError("checkpoint mixes midlayer.* and layers.0.* tensor names; vLLM would load both into "
+                              "one layer. Keep one naming: rename every tensor with eagle3_nb.reference.rename_layer")
+    return found.pop() if found else None
+
+def rename_layer(name:str, prefix:str="midlayer.")->str:
+    "`name` with its decoder-layer prefix (`midlayer.` or `layers.0.`) replaced by `prefix`."
+    for p in LAYER_PREFIXES:
+        if name.startswith(p): return prefix + name[len(p):]
+    return name
+
+def normalise_names(tensors:dict, prefix:str="midlayer.")->dict:
+    "A tensor table with every decoder-layer name in `prefix` naming."
+    return {rename_layer(k, prefix): v for k, v in tensors.items()}
+
+# %% ../nbs/01_reference.ipynb #46f6c985
+def detect_format(cfg:dict)->str:
+    "'speculators' or 'vllm' for a draft config; a clear error for anything else (e.g. a verifier)."
+    if "speculators_model_type" in cfg or "transformer_layer_config" in cfg:
+        if cfg.get("speculators_model_type", "eagle3") != "eagle3":
+            raise CheckpointError(f"speculators_model_type is {cfg['speculators_model_type']!r}; only 'eagle3' "
+                                  "drafts are handled here")
+        return "speculators"
+    archs = cfg.get("architectures") or []
+    if any("Eagle3" in a for a in archs) or "eagle_config" in cfg or "draft_vocab_size" in cfg: return "vllm"
+    raise CheckpointError(f"this config (architectures {archs}) is not an EAGLE-3 draft: no eagle_config, "
+                          "draft_vocab_size or speculators fields. Did you pass the verifier instead of the draft?")
+
 # %% ../nbs/01_reference.ipynb #0968bbb3
 SHAPE_FIELDS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size", "vocab_size")
 
@@ -145,19 +179,6 @@ class DraftSpec:
     layer_prefix: str|None = None     # naming on disk: "midlayer." or "layers.0." (None: no weights)
     source: str = ""
     tensors: dict|None = None         # name -> TensorInfo in midlayer. naming; None when only a config was given
-
-# %% ../nbs/01_reference.ipynb #46f6c985
-def detect_format(cfg:dict)->str:
-    "'speculators' or 'vllm' for a draft config; a clear error for anything else (e.g. a verifier)."
-    if "speculators_model_type" in cfg or "transformer_layer_config" in cfg:
-        if cfg.get("speculators_model_type", "eagle3") != "eagle3":
-            raise CheckpointError(f"speculators_model_type is {cfg['speculators_model_type']!r}; only 'eagle3' "
-                                  "drafts are handled here")
-        return "speculators"
-    archs = cfg.get("architectures") or []
-    if any("Eagle3" in a for a in archs) or "eagle_config" in cfg or "draft_vocab_size" in cfg: return "vllm"
-    raise CheckpointError(f"this config (architectures {archs}) is not an EAGLE-3 draft: no eagle_config, "
-                          "draft_vocab_size or speculators fields. Did you pass the verifier instead of the draft?")
 
 # %% ../nbs/01_reference.ipynb #151cfb0c
 def _need(d:dict, k:str, where:str):
@@ -196,27 +217,6 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
         hidden_act=layer.get("hidden_act", "silu"), attention_bias=bool(layer.get("attention_bias", False)),
         dtype=cfg.get("dtype") or cfg.get("torch_dtype") or layer.get("dtype"),
         layer_prefix=_layer_prefix(tensors), source=source, tensors=normalise_names(tensors) if tensors is not None else None)
-
-# %% ../nbs/01_reference.ipynb #6fec0f12
-LAYER_PREFIXES = ("midlayer.", "layers.0.")
-
-def _layer_prefix(tensors:dict|None)->str|None:
-    if not tensors: return None
-    found = {p for p in LAYER_PREFIXES for k in tensors if k.startswith(p)}
-    if len(found) > 1:
-        raise CheckpointError("checkpoint mixes midlayer.* and layers.0.* tensor names; vLLM would load both into "
-                              "one layer. Keep one naming: rename every tensor with eagle3_nb.reference.rename_layer")
-    return found.pop() if found else None
-
-def rename_layer(name:str, prefix:str="midlayer.")->str:
-    "`name` with its decoder-layer prefix (`midlayer.` or `layers.0.`) replaced by `prefix`."
-    for p in LAYER_PREFIXES:
-        if name.startswith(p): return prefix + name[len(p):]
-    return name
-
-def normalise_names(tensors:dict, prefix:str="midlayer.")->dict:
-    "A tensor table with every decoder-layer name in `prefix` naming."
-    return {rename_layer(k, prefix): v for k, v in tensors.items()}
 
 # %% ../nbs/01_reference.ipynb #054abef6
 def spec_mismatches(s:DraftSpec)->list[tuple]:
