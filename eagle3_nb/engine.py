@@ -62,6 +62,7 @@ class VLLMBar:
     def refresh(self): self.bar.refresh()
     def close(self): pass
 
+# %% ../nbs/03a_engine.ipynb #1e474aca
 def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
                 engine:EngineConfig|None=None,  # start-up options; None: the defaults

@@ -17,7 +17,7 @@ from .core import atomic_write, read_json, write_json
 
 # %% auto #0
 __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
-           'evaluate_draft', 'summary_md', 'trained_draft', 'probe_acceptance']
+           'summary_md', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -138,6 +138,22 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
             ExtractConfig(device=device, compute_dtype=dtype, layer_ids=layer_ids))
     return Path(out)
 
+# %% ../nbs/09_evaluate.ipynb #e53cff4f
+def summary_md(ev:dict, draft)->str:
+    "One-page Markdown summary of an evaluation."
+    v, o = ev["vllm"], ev["offline"]
+    return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
+                                                         f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
+        "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
+        f"| mean acceptance length (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",
+        *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |"
+          for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
+        f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "",
+        f"greedy output identical with and without speculation: **{ev['greedy_identical']}**", "",
+        f"output tokens/s: {ev['tokens_per_s']['baseline']:.1f} without, {ev['tokens_per_s']['eagle3']:.1f} with EAGLE-3 "
+        f"(speedup {ev['speedup']:.2f}x, measured side by side on this machine)", "",
+        "![acceptance](acceptance.png)", "", "![training](training.png)", ""])
+
 # %% ../nbs/09_evaluate.ipynb #460e484e
 def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    draft:str|Path,               # exported vLLM-native draft directory
@@ -181,21 +197,6 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     atomic_write(out/"summary.md", lambda p: p.write_text(summary_md(ev, draft)))
     write_json(out/"metrics.json", ev)     # last: its presence marks the evaluation done
     return ev
-
-def summary_md(ev:dict, draft)->str:
-    "One-page Markdown summary of an evaluation."
-    v, o = ev["vllm"], ev["offline"]
-    return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
-                                                         f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
-        "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
-        f"| mean acceptance length (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",
-        *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |"
-          for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
-        f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "",
-        f"greedy output identical with and without speculation: **{ev['greedy_identical']}**", "",
-        f"output tokens/s: {ev['tokens_per_s']['baseline']:.1f} without, {ev['tokens_per_s']['eagle3']:.1f} with EAGLE-3 "
-        f"(speedup {ev['speedup']:.2f}x, measured side by side on this machine)", "",
-        "![acceptance](acceptance.png)", "", "![training](training.png)", ""])
 
 # %% ../nbs/09_evaluate.ipynb #4c3cff08
 def trained_draft(draft:str|Path,              # exported draft directory

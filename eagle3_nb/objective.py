@@ -53,6 +53,7 @@ def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
     idx[real] = keep.nonzero()[:, 1]                                     # row-major: each row's positions in order
     return idx, real
 
+# %% ../nbs/07a_objective.ipynb #97df3523
 def ttt_loss(model:Eagle3Draft,    # the draft
              batch:dict,           # a collated batch: input_ids, loss_mask, aux, last, lengths
              head:dict,            # the verifier's head on the draft vocabulary (`target_head`)
@@ -131,6 +132,7 @@ def accepted_lengths(drafts:torch.Tensor, # (T, k) the draft's guesses after eac
         t += n + 1
     return out
 
+# %% ../nbs/07a_objective.ipynb #2ebf19bb
 def offline_acceptance(model:Eagle3Draft,              # the draft, in float32
                        data:str|Path|HiddenStates,     # the verifier's extracted greedy answers (held out), or a list of samples
                        k:int=3,                        # speculative tokens per step

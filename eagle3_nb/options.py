@@ -29,6 +29,7 @@ def _bool(s:str, opt:bool)->bool|None:
     if s.lower() not in v: raise ValueError(s)
     return v[s.lower()]
 
+# %% ../nbs/11a_options.ipynb #513c912d
 def add_fields(p:argparse.ArgumentParser, # the (sub)parser
                cls,                       # a settings dataclass
                prefix:str="",             # "train." for a nested section

@@ -127,6 +127,7 @@ def _hf_generate(todo, verifier, cfg, bar):
         bar.update(len(batch))
         yield batch, got
 
+# %% ../nbs/05_regeneration.ipynb #b8286b30
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
     "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens`, `extra`."
     from vllm import SamplingParams

@@ -34,6 +34,7 @@ def log_backends(log_to:str)->list[str]:
         raise Eagle3Error(f"log_to names {missing}, which this environment lacks: pip install {' '.join(missing)}")
     return names
 
+# %% ../nbs/07c_run_log.ipynb #29dc3788
 class RunLog:
     "A run's scalars, one call per step, to TensorBoard (`out/tb`), W&B and Trackio as `names` says."
     def __init__(self, out:Path, names:list, config:dict, step:int=0):   # step: the one a resumed run resumes after

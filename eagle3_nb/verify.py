@@ -44,6 +44,7 @@ class Finding:
     severity: str   # "error" (will not load or will load wrong) or "warning"
     fix: str
 
+# %% ../nbs/08_verify.ipynb #0fe33cb3
 @dataclass
 class Report:
     "All findings for one checkpoint; `ok` when there is no error."

@@ -178,6 +178,7 @@ def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
     in_process = vllm_env(dict(os.environ)).get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0"   # what an engine started here gets
     return e.tensor_parallel_size == 1 and eager and in_process
 
+# %% ../nbs/05c_vllm_extract.ipynb #4c721056
 class DecodeCapture:
     "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
     def __init__(self, verifier:str|Path, cfg:ExtractConfig,
@@ -280,6 +281,7 @@ def keep_stored(conversations:Path, done:set)->int:
         atomic_write(conversations, lambda p: p.write_text("".join(json.dumps(r) + "\n" for r in keep)))
     return len(recs) - len(keep)
 
+# %% ../nbs/05c_vllm_extract.ipynb #508057d7
 def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
                            verifier:str|Path,        # verifier directory
                            conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)

@@ -83,6 +83,7 @@ def attention_backends(device:str)->list:
         except (ImportError, ValueError, AssertionError, AttributeError): pass   # its kernels are not installed here
     return out
 
+# %% ../nbs/03b_vllm_support.ipynb #5f88937a
 def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
     "(ok, reason): run the installed vLLM CPU attention kernel once on a 1-token input of this head size."
     import torch
@@ -211,6 +212,7 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
                        "serves the pair in bfloat16 (AMX_MLA), or serve it on a GPU")
     return True, f"{v} serves it with {name} and the draft with {dense.get_name()} in {dtype}, {block}-token blocks"
 
+# %% ../nbs/03b_vllm_support.ipynb #ced5dfb9
 def mla_dtype(verifier:dict,     # the verifier's config (an MLA text model)
               dtype:str,         # the dtype wanted
               auto:bool=False,   # True: the other of bfloat16/float32 where `dtype` is refused
