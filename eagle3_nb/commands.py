@@ -12,7 +12,7 @@ from .reference import inspect_draft, load_config, save_spec, spec_problems, spe
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
-           'verifier_of', 'derivation', 'cmd_verify', 'flags_verify', 'cmd_regenerate', 'flags_regenerate',
+           'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
            'cmd_evaluate', 'flags_evaluate']
@@ -75,32 +75,6 @@ def derivation(a, **rules):
     return derive_draft_config(verifier_of(a), reference=a.reference, overrides=a.draft_overrides, **rules)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6
-def cmd_verify(a)->int:
-    "Check a draft against its verifier, vLLM's rules, its data and a reference; exit 1 on any error."
-    from eagle3_nb.verify import verify
-    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
-                 chat_template_kwargs=a.chat_template_kwargs)
-    if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
-    elif a.probe:
-        import tempfile
-        from eagle3_nb.engine import EngineConfig
-        from eagle3_nb.evaluate import probe_acceptance
-        from eagle3_nb.vllm_support import serving_dtype
-        from eagle3_nb.prompts import prompt_records
-        prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
-        dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
-        with tempfile.TemporaryDirectory() as tmp:
-            p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
-                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(load_config(a.verifier), dev), device=dev,
-                                 engine=EngineConfig(trust_remote_code=a.trust_remote_code,
-                                                     chat_template_kwargs=a.chat_template_kwargs or {}))
-        rep.checks.append("acceptance")
-        print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
-              f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
-        if p["finding"]: rep.findings.append(p["finding"])
-    print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
-    return 0 if rep.ok else 1
-
 def _cuda()->bool:
     import torch
     return torch.cuda.is_available()
@@ -129,6 +103,33 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--chat-template-kwargs", type=json.loads, help="the chat template switches the draft will be served "
                    "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones --data was rendered with")
     s.add_argument("--json", action="store_true", help="JSON report")
+
+# %% ../nbs/11b_commands.ipynb #e752b877
+def cmd_verify(a)->int:
+    "Check a draft against its verifier, vLLM's rules, its data and a reference; exit 1 on any error."
+    from eagle3_nb.verify import verify
+    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
+                 chat_template_kwargs=a.chat_template_kwargs)
+    if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
+    elif a.probe:
+        import tempfile
+        from eagle3_nb.engine import EngineConfig
+        from eagle3_nb.evaluate import probe_acceptance
+        from eagle3_nb.vllm_support import serving_dtype
+        from eagle3_nb.prompts import prompt_records
+        prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
+        dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
+        with tempfile.TemporaryDirectory() as tmp:
+            p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
+                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(load_config(a.verifier), dev), device=dev,
+                                 engine=EngineConfig(trust_remote_code=a.trust_remote_code,
+                                                     chat_template_kwargs=a.chat_template_kwargs or {}))
+        rep.checks.append("acceptance")
+        print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
+              f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
+        if p["finding"]: rep.findings.append(p["finding"])
+    print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
+    return 0 if rep.ok else 1
 
 # %% ../nbs/11b_commands.ipynb #e97a329a
 def cmd_regenerate(a)->int:

@@ -60,6 +60,7 @@ def low_freq_dims(model:Eagle3Draft,  # the draft (its rotary frequencies)
     keep = [i for i in range(half) if positions * inv[i] < max_angle]
     return keep + [i + half for i in keep]
 
+# %% ../nbs/07b_draft_init.ipynb #0a52c727
 @torch.no_grad()
 def copy_init(model:Eagle3Draft, # a fresh draft
               ds:HiddenStates,   # the extracted data (for the token probe)

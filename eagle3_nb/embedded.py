@@ -179,6 +179,7 @@ def _spread_heads(w, n:int, d:int, d2:int, dim:int=0):
     out[:, idx] = w.reshape(n, d, *w.shape[1:])
     return out.reshape(n * d2, *w.shape[1:]).movedim(0, dim)
 
+# %% ../nbs/03_embedded.ipynb #64970a56
 def _repack(src:Path, kind:str, tmp:Path):
     "Write SmolLM2 (`src`) as architecture `kind` into `tmp`."
     import torch, transformers

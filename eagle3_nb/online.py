@@ -75,6 +75,7 @@ def room(root:Path, most:int, poll:float, nbytes:int):
     (root/"blocked").unlink(missing_ok=True)
     _note_disk(root, now)
 
+# %% ../nbs/07e_online.ipynb #7fec0df1
 def produce(conversations:str|Path,   # regenerated JSONL
             verifier:str|Path,         # verifier directory
             root:str|Path,             # the stream directory (pass_E/ inside)

@@ -24,7 +24,7 @@ from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_sup
 
 # %% auto #0
 __all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',
-           'preflight_verifier', 'check_run_dir', 'preflight', 'run', 'write_summary']
+           'preflight_verifier', 'check_run_dir', 'write_summary', 'preflight', 'run']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -180,6 +180,40 @@ def check_run_dir(run_dir:Path, cfg:RunConfig):
                                   f"or delete {run_dir/DONE[done[0]].split('/')[0]} to redo it")
     write_json(path, dataclasses.asdict(cfg))
 
+# %% ../nbs/10_pipeline.ipynb #7cac8670
+def write_summary(run:Path,      # the run directory
+                  cfg:RunConfig, # the run's settings
+                  ev:dict,       # `evaluate_draft`'s metrics
+                  rep,           # the draft's verification `Report`
+                  draft,         # the draft directory
+                  times:dict,    # stage -> seconds of this invocation (added to earlier ones)
+                 )->dict:
+    "`summary.json` and `summary.md` of a finished run."
+    from eagle3_nb.evaluate import summary_md
+    old = read_json(run/"summary.json")["seconds"] if (run/"summary.json").exists() else {}
+    secs = {k: round(old.get(k, 0) + times.get(k, 0), 1) for k in {**old, **times}}
+    s = {"verifier": cfg.verifier, "draft": str(draft),
+         **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
+         "greedy_identical": ev["greedy_identical"],
+         "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
+         "seconds": secs}
+    write_json(run/"summary.json", s)
+    body = summary_md(ev, draft)
+    for png in ("acceptance.png", "training.png"): body = body.replace(f"]({png})", f"](eval/{png})")
+    rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in secs.items())
+    found = s["verify"]
+    ver = f"{'passed' if rep.ok else 'FAILED'}: {found['errors']} errors, {found['warnings']} warnings (`verify.json`)"
+    (run/"summary.md").write_text(body.replace("# EAGLE-3 draft evaluation", f"# EAGLE-3 draft for {cfg.verifier}", 1) +
+        f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | {sum(secs.values()):.0f} s |\n\n"
+        f"## Verification\n\n{ver}\n")
+    tau_v, tau_o = s["vllm"]["mean_acceptance_length"], s["offline"]["mean_acceptance_length"]
+    why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so greedy text may move "
+           "with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
+          and cfg.eval_dtype == "bfloat16" else ""
+    print(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
+          f"greedy identical: {s['greedy_identical']}{why}; {run/'summary.json'}")
+    return s
+
 # %% ../nbs/10_pipeline.ipynb #4590d2c0
 class _Stage:
     "Prints a stage header, times it into `times`."
@@ -297,37 +331,3 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
                             max_tokens=cfg.eval_max_tokens or cfg.max_new_tokens,
                             device=cfg.device, dtype=cfg.eval_dtype, engine=cfg.engine)
     return write_summary(run, cfg, ev, rep, tr["draft"], times)
-
-# %% ../nbs/10_pipeline.ipynb #7cac8670
-def write_summary(run:Path,      # the run directory
-                  cfg:RunConfig, # the run's settings
-                  ev:dict,       # `evaluate_draft`'s metrics
-                  rep,           # the draft's verification `Report`
-                  draft,         # the draft directory
-                  times:dict,    # stage -> seconds of this invocation (added to earlier ones)
-                 )->dict:
-    "`summary.json` and `summary.md` of a finished run."
-    from eagle3_nb.evaluate import summary_md
-    old = read_json(run/"summary.json")["seconds"] if (run/"summary.json").exists() else {}
-    secs = {k: round(old.get(k, 0) + times.get(k, 0), 1) for k in {**old, **times}}
-    s = {"verifier": cfg.verifier, "draft": str(draft),
-         **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
-         "greedy_identical": ev["greedy_identical"],
-         "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
-         "seconds": secs}
-    write_json(run/"summary.json", s)
-    body = summary_md(ev, draft)
-    for png in ("acceptance.png", "training.png"): body = body.replace(f"]({png})", f"](eval/{png})")
-    rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in secs.items())
-    found = s["verify"]
-    ver = f"{'passed' if rep.ok else 'FAILED'}: {found['errors']} errors, {found['warnings']} warnings (`verify.json`)"
-    (run/"summary.md").write_text(body.replace("# EAGLE-3 draft evaluation", f"# EAGLE-3 draft for {cfg.verifier}", 1) +
-        f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | {sum(secs.values()):.0f} s |\n\n"
-        f"## Verification\n\n{ver}\n")
-    tau_v, tau_o = s["vllm"]["mean_acceptance_length"], s["offline"]["mean_acceptance_length"]
-    why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so greedy text may move "
-           "with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
-          and cfg.eval_dtype == "bfloat16" else ""
-    print(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
-          f"greedy identical: {s['greedy_identical']}{why}; {run/'summary.json'}")
-    return s

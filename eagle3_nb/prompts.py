@@ -55,6 +55,7 @@ def parse_record(rec,                     # one record (a dict)
         raise ValueError("no non-empty user turn")
     return out
 
+# %% ../nbs/04_prompts.ipynb #dde6adc5
 def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets directory, or a Hub dataset id
                       split:str="train")->list[dict]:
     "Chat records `{id, messages}` from local JSON/JSONL or Hugging Face `datasets`; bad records are counted and named."

@@ -70,6 +70,20 @@ class Report:
         row = lambda f: f"  {f.severity.upper():7} [{f.check}] {f.where}: found {f.found}, expected {f.expected} -> {f.fix}"
         return "\n".join([head] + [row(f) for f in rows])
 
+# %% ../nbs/08_verify.ipynb #705b799e
+def _shape_fix(name, have, want, e)->str:
+    "The fix for a tensor whose shape is not the one vLLM builds from the config."
+    heads = {"q_proj": (0, e.num_attention_heads), "k_proj": (0, e.num_key_value_heads), "v_proj": (0, e.num_key_value_heads),
+             "o_proj": (1, e.num_attention_heads)}
+    for p, (dim, n) in heads.items():
+        if p in name and have[1 - dim] == want[1 - dim] and have[dim] % n == 0:
+            return (f"vLLM builds {p} from the config's head_dim {e.head_dim}, but the weights were made with head_dim "
+                    f"{have[dim] // n} ({have[dim]} = {n} heads x {have[dim] // n}): write head_dim={have[dim] // n} in the "
+                    "config (weights of another head_dim cannot be reshaped)")
+    if name == "fc.weight":
+        return f"fc reads 3 x verifier hidden = {want[1]}: set target_hidden_size={e.target_hidden_size}"
+    return "the weights were made for another config: derive the config from this verifier and retrain"
+
 # %% ../nbs/08_verify.ipynb #67e685d9
 FROM_VERIFIER = ("hidden_size", "vocab_size", "target_hidden_size")   # fixed by the verifier's hidden states and vocabulary
 OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size")  # the draft's own layer
@@ -114,19 +128,6 @@ def check_against_verifier(r:Report,                      # the report the rows 
             r.add("tensors", name, h.dtype, w.dtype, "warning",
                   f"config says dtype {s.dtype}; vLLM casts, but save in one dtype")
         elif h.dtype != w.dtype: r.add("tensors", name, h.dtype, w.dtype, "error", f"{name} must be {w.dtype}")
-
-def _shape_fix(name, have, want, e)->str:
-    "The fix for a tensor whose shape is not the one vLLM builds from the config."
-    heads = {"q_proj": (0, e.num_attention_heads), "k_proj": (0, e.num_key_value_heads), "v_proj": (0, e.num_key_value_heads),
-             "o_proj": (1, e.num_attention_heads)}
-    for p, (dim, n) in heads.items():
-        if p in name and have[1 - dim] == want[1 - dim] and have[dim] % n == 0:
-            return (f"vLLM builds {p} from the config's head_dim {e.head_dim}, but the weights were made with head_dim "
-                    f"{have[dim] // n} ({have[dim]} = {n} heads x {have[dim] // n}): write head_dim={have[dim] // n} in the "
-                    "config (weights of another head_dim cannot be reshaped)")
-    if name == "fc.weight":
-        return f"fc reads 3 x verifier hidden = {want[1]}: set target_hidden_size={e.target_hidden_size}"
-    return "the weights were made for another config: derive the config from this verifier and retrain"
 
 # %% ../nbs/08_verify.ipynb #3ecf9d2c
 def check_format(r:Report,    # the report the rows go to

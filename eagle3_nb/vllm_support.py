@@ -113,6 +113,7 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
         return False, f"the CPU attention kernel ({isa}) runs it but computes wrong values"
     return True, f"the CPU attention kernel ({isa}) runs it"
 
+# %% ../nbs/03b_vllm_support.ipynb #ab879145
 def head_size_support(head_size:int, device:str)->tuple[bool, str]:
     "(ok, reason): on CPU the installed kernel, run; on CUDA the head-size rules of vLLM's CUDA attention backends."
     import vllm
