@@ -24,7 +24,7 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['TrainConfig', 'check_data', 'param_groups', 'Run', 'train_step', 'train']
+__all__ = ['TrainConfig', 'Plan', 'check_data', 'param_groups', 'Run', 'train_step', 'train']
 
 # %% ../nbs/07_train.ipynb #65fc2f46
 @dataclass
@@ -117,6 +117,28 @@ def _pool_blocks(sizes:list, pool:list)->list:
         while j >= bounds[k]: k += 1
         out[k] += 1
     return out
+
+# %% ../nbs/07_train.ipynb #8cfbf0c3
+@dataclass
+class Plan:
+    "Which samples each optimiser step trains on: `_batches` of the training pool, drawn per epoch (seeded)."
+    pool: list                 # the training samples' indices in the dataset (the others are held out)
+    lengths: list              # tokens of each pool sample
+    cfg: TrainConfig           # batch size, seed, grouping
+    blocks: list|None = None   # pool samples per shard, where batches must not cross shards (`shuffle="shard"`)
+    def __post_init__(self): self.drawn = {}; self.per_epoch = len(self.epoch(0))
+    def epoch(self, e:int)->list:
+        "Epoch `e`'s batches (positions in the pool); the latest epoch drawn is kept."
+        if e not in self.drawn: self.drawn = {e: _batches(self.lengths, self.cfg, e, self.blocks)}
+        return self.drawn[e]
+    def batch(self, step:int, rank:int=0, world:int=1)->tuple[int, list]:
+        "(epoch, dataset indices) that rank `rank` of `world` trains on at optimiser step `step` (0-based)."
+        e, i = divmod(step, self.per_epoch)
+        return e, [self.pool[j] for j in self.epoch(e)[i][rank::world]]
+    def consumed(self, step:int)->tuple[int, set]:
+        "(epoch, dataset indices) that the steps of `step`'s epoch before it trained on."
+        e, i = divmod(step, self.per_epoch)
+        return e, {self.pool[j] for b in self.epoch(e)[:i] for j in b}
 
 # %% ../nbs/07_train.ipynb #f65155d3
 def _dist()->tuple[int, int]:
@@ -296,13 +318,11 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
-    all_lengths = ds.lengths()
-    lengths = [all_lengths[j] for j in pool]
-    blocks = _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None
-    per_epoch = len(_batches(lengths, cfg, 0, blocks))
-    total = min(math.ceil(cfg.epochs * per_epoch), cfg.max_steps or math.inf)
+    lengths = ds.lengths()
+    plan = Plan(pool, [lengths[j] for j in pool], cfg, _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None)
+    total = min(math.ceil(cfg.epochs * plan.per_epoch), cfg.max_steps or math.inf)
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
-    sched = _schedule(opt, math.ceil(cfg.epochs * per_epoch), int(cfg.warmup_frac * cfg.epochs * per_epoch))
+    sched = _schedule(opt, math.ceil(cfg.epochs * plan.per_epoch), int(cfg.warmup_frac * cfg.epochs * plan.per_epoch))
     r = Run(model, opt, sched, config, cfg, out, head, ds.manifest["verifier"]["rms_norm_eps"], rank, world)
     was, avg = _resume(r)
     if cfg.ema_decay:   # keyed by name; a resume without a saved average starts one here
@@ -311,20 +331,14 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     r.cfg = cfg = cfg.decided(was)
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), r.step)
-    t0, ntok, plan = time.perf_counter(), 0, {}
-    def free(s):   # a stream: delete the shards that the checkpoint of step s no longer needs
-        e, i = divmod(s, per_epoch)
-        done = (plan.get(e) or _batches(lengths, cfg, e, blocks))[:i]   # the current epoch's plan is already drawn
-        ds.release(e, {pool[j] for b in done for j in b})
-    if stream: free(r.step)
+    t0, ntok = time.perf_counter(), 0
+    if stream: ds.release(*plan.consumed(r.step))   # a stream: the shards the checkpoint no longer needs go
     get = ds.sample if stream else (lambda j, epoch: ds[j])
     bar = tqdm(total=total, initial=r.step, desc="train", unit="step", disable=not progress or rank > 0)
     while r.step < total:
-        epoch, i = divmod(r.step, per_epoch)
-        if epoch not in plan: plan = {epoch: _batches(lengths, cfg, epoch, blocks)}
-        idx = [pool[j] for j in plan[epoch][i][rank::world]]
+        epoch, idx = plan.batch(r.step, rank, world)
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
-            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), free(r.step)))
+            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step))))
         batch = {k: v.to(cfg.device) for k, v in _collate([get(j, epoch) for j in idx]).items()}
         row = train_step(r, batch)
         ntok += int(batch["loss_mask"].sum())
@@ -337,7 +351,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
                         tok_s=f"{tok_s:.0f}", **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if r.step % cfg.ckpt_every == 0 or r.step == total:
             _checkpoint(r)
-            if stream: free(r.step)
+            if stream: ds.release(*plan.consumed(r.step))
     bar.close()
     log.close()
     if rank == 0: write_json(out/"history.json", r.hist)

@@ -13,7 +13,7 @@ from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connecto
     ExampleHiddenStatesConnector, cleanup_hidden_states, extract_from_kv_cache, load_hidden_states)
 from .core import Eagle3Error, atomic_write, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
-from .derive import default_aux_layer_ids, resolve_aux_layer_ids, verifier_text_config
+from .derive import resolve_aux_layer_ids, verifier_text_config
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
 from .regeneration import (RegenConfig, _batches_of, _first_turn, answer_record, read_jsonl_resumable, sampling_params,
                                      vllm_answer, within_context)
