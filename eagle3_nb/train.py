@@ -221,8 +221,8 @@ class Run:
     config: LlamaConfig            # the derived draft config (written into every checkpoint)
     cfg: TrainConfig               # the settings as this rank runs them
     out: Path                      # the run directory
-    head: dict|None = None         # the verifier's final norm and the lm_head rows of the draft vocabulary, on the device
-    eps: float = 1e-6              # the verifier's rms_norm_eps
+    head: dict|None                # the verifier's final norm and the lm_head rows of the draft vocabulary, on the device
+    eps: float                     # the verifier's rms_norm_eps (its manifest's): no default a run could silently take
     rank: int = 0                  # this process's rank
     world: int = 1                 # the number of ranks
     ema: WeightAverage|None = None # the moving average of the weights, where the run keeps one
