@@ -8,10 +8,10 @@ import argparse, json, sys
 from pathlib import Path
 from .core import Eagle3Error, read_json
 from .options import add_fields, engine_config, given
-from .reference import inspect_draft, load_config, save_spec, spec_problems, spec_table, spec_to_json
+from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
 # %% auto #0
-__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
+__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'layer_ids', 'cmd_derive', 'flags_derive', 'draft_config_flags',
            'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
@@ -32,11 +32,18 @@ def flags_inspect(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, problems}")
 
 # %% ../nbs/11b_commands.ipynb #7dcd916e
+def layer_ids(s:str|None, # `--aux-layer-ids`: comma-separated layer numbers, e.g. "2,15,27"
+             )->list[int]|None:
+    "The layer numbers of a comma-separated flag value (None where none was given); anything else is one error."
+    if not s: return None
+    try: return [int(x) for x in s.split(",")]
+    except ValueError: raise Eagle3Error(f"--aux-layer-ids {s!r}: give comma-separated layer numbers, e.g. 2,15,27") from None
+
 def cmd_derive(a)->int:
     "Print (and optionally write) the derived draft config and its expected tensor table."
     from eagle3_nb.derive import derived_spec
     d = derivation(a, draft_vocab_size=a.draft_vocab_size,
-                   aux_layer_ids=[int(x) for x in a.aux_layer_ids.split(",")] if a.aux_layer_ids else None)
+                   aux_layer_ids=layer_ids(a.aux_layer_ids))
     s = derived_spec(d.config)
     if a.out:
         out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
@@ -67,7 +74,8 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
 def verifier_of(a):
     "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."
     from eagle3_nb.embedded import embedded_verifier
-    return a.verifier or embedded_verifier()
+    from eagle3_nb.derive import Verifier
+    return Verifier(a.verifier or embedded_verifier())   # read and checked once, for the whole command
 
 def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
@@ -108,7 +116,8 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
 def cmd_verify(a)->int:
     "Check a draft against its verifier, vLLM's rules, its data and a reference; exit 1 on any error."
     from eagle3_nb.verify import verify
-    rep = verify(a.checkpoint, a.verifier, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
+    v = verifier_of(a)
+    rep = verify(a.checkpoint, v, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
                  chat_template_kwargs=a.chat_template_kwargs)
     if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
     elif a.probe:
@@ -120,8 +129,8 @@ def cmd_verify(a)->int:
         prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
-            p = probe_acceptance(a.verifier, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
-                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(load_config(a.verifier), dev), device=dev,
+            p = probe_acceptance(v, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
+                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(v, dev), device=dev,
                                  engine=EngineConfig(trust_remote_code=a.trust_remote_code,
                                                      chat_template_kwargs=a.chat_template_kwargs or {}))
         rep.checks.append("acceptance")

@@ -4,18 +4,20 @@
 
 # %% ../nbs/02_derive.ipynb #bdb00fde
 from __future__ import annotations
+import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 from .core import DTYPE_NAMES, CheckpointError
-from .reference import (DraftSpec, TensorInfo, fixture, inspect_draft, load_config,
+from .reference import (DraftSpec, TensorInfo, check_config, fixture, inspect_draft, load_config,
                                  rename_layer, spec_from_config)
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'verifier_text_config', 'is_mla', 'resolve_head_dim',
-           'need', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch',
-           'Derivation', 'derive_draft_config', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need', 'Verifier',
+           'verifier_text_config', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids',
+           'aux_ids_mismatch', 'Derivation', 'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -24,19 +26,16 @@ class VerifierFacts:
     config: dict                 # the text model's fields
     notes: list = field(default_factory=list)
 
-def text_config(verifier:dict)->VerifierFacts:
-    "The language-model part of a verifier config (`text_config` of a multimodal wrapper, else the config itself)."
+def text_config(verifier:dict,                  # a verifier's config.json
+                source:str="verifier config",   # what and where it is, for messages
+               )->VerifierFacts:
+    "The language-model part of a verifier config (`text_config` of a multimodal wrapper, else the config itself), checked."
     tc = verifier.get("text_config")
     if isinstance(tc, dict) and "hidden_size" in tc:
-        return VerifierFacts(tc, [f"verifier is a wrapper ({verifier.get('model_type')}); text fields read from "
-                                  f"text_config ({tc.get('model_type')})"])
-    return VerifierFacts(verifier)
-
-# %% ../nbs/02_derive.ipynb #f4d2e605
-def verifier_text_config(verifier:dict|str|Path, # a config dict, a directory, a config.json or a Hub repo id
-                        )->dict:
-    "The text model's fields of a verifier, wherever its config is: the one reader every stage uses."
-    return text_config(verifier if isinstance(verifier, dict) else load_config(verifier)).config
+        return VerifierFacts(check_config(tc, f"{source} (its text_config)"),
+                             [f"verifier is a wrapper ({verifier.get('model_type')}); text fields read from "
+                              f"text_config ({tc.get('model_type')})"])
+    return VerifierFacts(check_config(verifier, source))
 
 # %% ../nbs/02_derive.ipynb #11ec26c7
 MLA_FIELDS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
@@ -70,6 +69,43 @@ def need(tc:dict, k:str):
         raise CheckpointError(f"verifier config has no {k!r}; it determines the draft's shapes. Add it to the "
                               "config (copy it from the model card) and retry")
     return tc[k]
+
+# %% ../nbs/02_derive.ipynb #356958ae
+class Verifier(str):
+    "A verifier's path or Hub id that carries its config, read and checked once: every stage takes it where it took the path."
+    config: dict   # the whole config.json
+    text: dict     # the language model's fields (a wrapper's `text_config`)
+    notes: list    # where the text fields were found
+    def __new__(cls, where:str|Path, config:dict|None=None):
+        if isinstance(where, Verifier): return where
+        self = super().__new__(cls, str(where))
+        self.config = load_config(where) if config is None else config
+        facts = text_config(self.config, f"verifier config {where}")
+        self.text, self.notes = facts.config, facts.notes
+        return self
+    def __reduce__(self): return Verifier, (str(self), self.config)   # copies and pickles carry the facts, no re-read
+    @cached_property
+    def config_hash(self)->str:
+        "sha256 of its config.json's bytes: its identity in the manifests that resume checks compare."
+        p = Path(self)
+        return hashlib.sha256((p/"config.json" if p.is_dir() else p).read_bytes()).hexdigest()[:16]
+    def context(self, most:int=4096)->int:
+        "The verifier's context length, at most `most`."
+        return min(most, self.text.get("max_position_embeddings") or most)
+    @property
+    def num_hidden_layers(self)->int: return need(self.text, "num_hidden_layers")
+    @property
+    def vocab_size(self)->int: return need(self.text, "vocab_size")
+    @property
+    def mla(self)->bool: return is_mla(self.text)
+
+# %% ../nbs/02_derive.ipynb #f4d2e605
+def verifier_text_config(verifier:dict|str|Path, # a `Verifier`, a config dict, a directory, a config.json or a Hub repo id
+                        )->dict:
+    "The text model's fields of a verifier, wherever its config is: the one reader every stage uses."
+    if isinstance(verifier, Verifier): return verifier.text
+    return text_config(verifier if isinstance(verifier, dict) else load_config(verifier), f"verifier config {verifier}"
+                       if not isinstance(verifier, dict) else "verifier config").config
 
 # %% ../nbs/02_derive.ipynb #1ff3cd09
 def default_aux_layer_ids(num_hidden_layers:int)->list[int]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
-from .derive import derive_draft_config, derived_spec, is_mla, verifier_text_config
+from .derive import Verifier, derive_draft_config, derived_spec
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -73,10 +73,10 @@ def resolved(cfg:RunConfig)->RunConfig:
     from eagle3_nb.embedded import embedded_verifier
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
     data = auto_dtype(cfg.data_dtype, dev)
-    v = str(cfg.verifier or embedded_verifier())
-    ev = serving_dtype(vc := load_config(v), dev, cfg.eval_dtype)
-    if dev == "cpu" and is_mla(verifier_text_config(vc)):   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
-        data = mla_dtype(vc, data, auto=cfg.data_dtype == "auto", draft=False)[0]
+    v = Verifier(cfg.verifier or embedded_verifier())   # read and checked here, once for the whole run
+    ev = serving_dtype(v, dev, cfg.eval_dtype)
+    if dev == "cpu" and v.mla:   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
+        data = mla_dtype(v, data, auto=cfg.data_dtype == "auto", draft=False)[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
     cap = cfg.capture
@@ -229,7 +229,7 @@ class _Stage:
 # %% ../nbs/10_pipeline.ipynb #d9890a84
 def _derive(cfg:RunConfig, run:Path):
     "The draft config (overrides applied) and its files; stops on any verifier pre-flight problem."
-    V = verifier_text_config(cfg.verifier)["vocab_size"]
+    V = cfg.verifier.vocab_size
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
                             overrides=cfg.draft_overrides)
@@ -288,11 +288,10 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
     cfg, run, times = resolved(cfg), Path(run_dir), {}
     if auto: print(f"precision auto -> {precision_reason(cfg.device)}", flush=True)
-    vc = load_config(cfg.verifier)
-    if cfg.device == "cpu" and is_mla(verifier_text_config(vc)):
+    if cfg.device == "cpu" and cfg.verifier.mla:
         print(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
-              f"{mla_dtype(vc, cfg.eval_dtype)[1]}", flush=True)
-    if not (routing := moe_routing(vc))[0]: print(f"warning: {routing[1]}", flush=True)
+              f"{mla_dtype(cfg.verifier, cfg.eval_dtype)[1]}", flush=True)
+    if not (routing := moe_routing(cfg.verifier))[0]: print(f"warning: {routing[1]}", flush=True)
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)

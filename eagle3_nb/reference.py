@@ -11,7 +11,8 @@ from pathlib import Path
 from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
 
 # %% auto #0
-__all__ = ['FIXTURES', 'PICKLE_SUFFIXES', 'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config',
+__all__ = ['FIXTURES', 'INT_FIELDS', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES', 'PICKLE_SUFFIXES', 'LAYER_PREFIXES',
+           'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config', 'bad_value', 'check_config',
            'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer', 'normalise_names',
            'detect_format', 'DraftSpec', 'spec_from_config', 'spec_mismatches', 'spec_problems', 'inspect_draft',
            'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table', 'diff_specs']
@@ -36,6 +37,7 @@ def is_repo_id(s:str)->bool:
 def load_config(path_or_id:str|Path # directory, config.json file, or Hub repo id
                )->dict:
     "The `config.json` of a local directory or file, or of a Hub repo (config only, no weights)."
+    if isinstance(read := getattr(path_or_id, "config", None), dict): return read   # a `Verifier` (02_derive): read once
     p = Path(path_or_id)
     if p.is_dir(): return read_json(p/"config.json")
     if p.is_file() or not is_repo_id(str(path_or_id)): return read_json(p, MISSING_FIX["config.json"])
@@ -45,6 +47,62 @@ def load_config(path_or_id:str|Path # directory, config.json file, or Hub repo i
     except Exception as e:
         raise CheckpointError(f"could not fetch config.json of Hub repo {path_or_id!r} ({type(e).__name__}: {e}); "
                               "check the id, your token, or pass a local directory") from None
+
+# %% ../nbs/01_reference.ipynb #1e41bf8b
+_SIZE = (1, 1 << 24)   # a width, head count, vocabulary or rank: a positive integer below 16.7 million
+INT_FIELDS = {k: _SIZE for k in ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+    "intermediate_size", "vocab_size", "draft_vocab_size", "target_hidden_size", "kv_lora_rank", "q_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_intermediate_size", "n_routed_experts",
+    "n_shared_experts", "num_experts_per_tok")} | {
+    "num_hidden_layers": (1, 4096), "max_position_embeddings": (1, 1 << 31), "sliding_window": (1, 1 << 31)}
+BOOL_FIELDS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "norm_before_residual", "norm_before_fc",
+               "fc_norm", "norm_output")
+ACTIVATIONS = ("gelu", "gelu_fast", "gelu_new", "gelu_pytorch_tanh", "relu", "relu2", "silu", "swish", "quick_gelu",
+               "tanh", "sigmoid", "xielu", "geglu", "swigluoai")   # vLLM's activation registries
+ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "deepseek_llama_scaling", "longrope",
+              "su", "llama3", "mllama4", "mrope", "bailing_mrope", "proportional", "openpangu")   # vLLM's get_rope
+
+def _positive(v)->bool: return type(v) in (int, float) and math.isfinite(v) and v > 0
+
+def bad_value(k:str, v)->str|None:
+    "What is wrong with value `v` of config field `k`; None where nothing is (or the package does not read `k`)."
+    if v is None: return None   # absent: whether the field is needed is its reader's question
+    if k in INT_FIELDS:
+        lo, hi = INT_FIELDS[k]
+        if type(v) is not int: return f"is a JSON {type(v).__name__}, expected an integer in {lo}..{hi:,}"
+        if not lo <= v <= hi: return f"is out of range, expected an integer in {lo}..{hi:,}"
+    elif k == "rms_norm_eps" and not (_positive(v) and v < 1): return "expected a number between 0 and 1, e.g. 1e-05"
+    elif k == "rope_theta" and not _positive(v): return "expected a positive number, e.g. 10000.0"
+    elif k in BOOL_FIELDS and type(v) is not bool: return "expected true or false"
+    elif k == "hidden_act" and v not in ACTIVATIONS: return f"is no activation vLLM knows ({', '.join(ACTIVATIONS)})"
+    return None
+
+# %% ../nbs/01_reference.ipynb #5ad222a5
+def _shown(v)->str: r = repr(v); return r if len(r) <= 60 else r[:57] + "..."
+
+def check_config(cfg:dict,             # a config's fields (a verifier's text model, a draft's layer)
+                 source:str,           # what it is and where it came from, for the message
+                 need:tuple=(),        # fields that must be present
+                )->dict:
+    "`cfg` itself, once every field the package reads is of its type and range; else one error naming the first bad one."
+    fix = "correct it in that file (the model's card or its Hub config.json gives the value)"
+    for k in need:
+        if cfg.get(k) is None: raise CheckpointError(f"{source} has no {k!r}: it determines the draft's shapes; {fix}")
+    for k, v in cfg.items():
+        if why := bad_value(k, v): raise CheckpointError(f"{source}: {k} = {_shown(v)} {why}; {fix}")
+    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
+    if not isinstance(rope, dict): raise CheckpointError(f"{source}: rope_scaling = {_shown(rope)} is not an object; {fix}")
+    kind = rope.get("rope_type", rope.get("type", "default"))
+    if kind not in ROPE_TYPES:
+        raise CheckpointError(f"{source}: rope type {_shown(kind)} is no rope vLLM knows ({', '.join(ROPE_TYPES)}); {fix}")
+    for k in ("rope_theta", "factor"):
+        if k in rope and not _positive(rope[k]):
+            raise CheckpointError(f"{source}: rope {k} = {_shown(rope[k])} expected a positive number; {fix}")
+    nh, nkv = cfg.get("num_attention_heads"), cfg.get("num_key_value_heads")
+    if nh and nkv and nh % nkv:
+        raise CheckpointError(f"{source}: num_attention_heads {nh} is not a multiple of num_key_value_heads {nkv} "
+                              f"(each KV head serves a whole group of query heads); {fix}")
+    return cfg
 
 # %% ../nbs/01_reference.ipynb #20e82000
 @dataclass(frozen=True)
@@ -197,11 +255,19 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
         raise CheckpointError("speculators config has no transformer_layer_config dict; the layer's shape fields "
                               "live there")
     where = "transformer_layer_config" if fmt == "speculators" else "config.json"
+    of = f" of {source}" if source else ""
+    check_config(layer, f"draft {where}{of}")
+    check_config({k: v for k, v in cfg.items() if k in INT_FIELDS}, f"draft config.json{of}")   # speculators' top level
+    if not isinstance(eagle := cfg.get("eagle_config") or {}, dict):
+        raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_config = {_shown(eagle)} is not an object; "
+                              "correct it in its config.json")
+    aux = cfg.get("eagle_aux_hidden_state_layer_ids") or eagle.get("eagle_aux_hidden_state_layer_ids")
+    if aux is not None and not (isinstance(aux, list) and all(type(k) is int and k >= 0 for k in aux)):
+        raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_aux_hidden_state_layer_ids = {_shown(aux)} "
+                              "is not a list of layer numbers (e.g. [2, 15, 27]); correct it in its config.json")
     H, nh = (_need(layer, k, where) for k in ("hidden_size", "num_attention_heads"))
     nkv, inter, V = (_need(layer, k, where) for k in ("num_key_value_heads", "intermediate_size", "vocab_size"))
     hd = layer.get("head_dim")
-    eagle = cfg.get("eagle_config") or {}
-    aux = cfg.get("eagle_aux_hidden_state_layer_ids") or eagle.get("eagle_aux_hidden_state_layer_ids")
     nbr = cfg.get("norm_before_residual", layer.get("norm_before_residual"))
     rope = layer.get("rope_parameters") or {}
     extra = lambda k: bool(cfg.get(k, eagle.get(k, layer.get(k, False))))

@@ -4,14 +4,13 @@
 
 # %% ../nbs/05a_shards.ipynb #39497d43
 from __future__ import annotations
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 from .core import CheckpointError, Eagle3Error, atomic_write, read_json, write_json
-from .derive import CONVENTION
+from .derive import CONVENTION, Verifier
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 
@@ -86,7 +85,7 @@ class ExtractConfig:
 
 def config_hash(verifier:str|Path)->str:
     "sha256 of the verifier's config.json (its identity for resume checks)."
-    return hashlib.sha256(Path(verifier, "config.json").read_bytes()).hexdigest()[:16]
+    return Verifier(verifier).config_hash
 
 # %% ../nbs/05a_shards.ipynb #23fc3b95
 RESUMES = "re-run: extraction resumes from the last complete shard"   # what to do after a failed write

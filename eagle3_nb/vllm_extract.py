@@ -13,7 +13,7 @@ from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connecto
     ExampleHiddenStatesConnector, cleanup_hidden_states, extract_from_kv_cache, load_hidden_states)
 from .core import Eagle3Error, atomic_write, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
-from .derive import resolve_aux_layer_ids, verifier_text_config
+from .derive import Verifier, resolve_aux_layer_ids, verifier_text_config
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
 from .regeneration import (RegenConfig, _batches_of, _first_turn, answer_record, read_jsonl_resumable, sampling_params,
                                      vllm_answer, within_context)
@@ -109,7 +109,7 @@ class VLLMCapture:
         if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; or extract with "
                                      "backend='transformers'")
         L = verifier_text_config(vc)["num_hidden_layers"]
-        self.verifier, self.store, self.n, self.dt = Path(verifier), Path(store), len(layer_ids), torch_dtype(cfg.dtype)
+        self.verifier, self.store, self.n, self.dt = Verifier(verifier), Path(store), len(layer_ids), torch_dtype(cfg.dtype)
         self.layer_ids = list(layer_ids)
         shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never read
         ctx = cfg.engine.max_model_len or min(cfg.max_len + 1, context_length(verifier, most=cfg.max_len + 1))
@@ -190,7 +190,7 @@ class DecodeCapture:
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
         L = verifier_text_config(verifier)["num_hidden_layers"]
         layer_ids = resolve_aux_layer_ids(layer_ids, L)
-        self.verifier, self.dt = Path(verifier), torch_dtype(cfg.dtype)
+        self.verifier, self.dt = Verifier(verifier), torch_dtype(cfg.dtype)
         self.layer_ids, self.n = list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
         self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config

@@ -213,3 +213,25 @@ def test_a_busy_run_directory_refuses_a_second_writer(tmp_path, run):
     finally: held.kill(); held.wait()
     r = run("derive", "--verifier", fixture("verifiers/Qwen3-8B.json"), "--out", tmp_path)   # its holder killed: taken over
     assert r.returncode == 0 and f"took over the writer's lock from pid {held.pid}" in r.stderr, r.stderr
+
+def _frames(f):
+    while f:
+        if "/eagle3_nb/" in f.f_code.co_filename: yield f
+        f = f.f_back
+
+def test_run_reads_the_verifier_config_once(tmp_path, run):
+    "`eagle3 run` builds the verifier's facts once: the package opens its config.json for them and for its identity hash."
+    from eagle3_nb.embedded import embedded_verifier
+    target, reads, on = str(Path(embedded_verifier())/"config.json"), [], [True]
+    def opened(event, args):   # an audit hook sees every open in this process (vLLM's engine runs in it too)
+        if not on[0] or event != "open" or str(args[0]) != target: return
+        f = sys._getframe(1)
+        while f and not any(s in f.f_code.co_filename for s in ("/eagle3_nb/", "site-packages")): f = f.f_back
+        if f and "/eagle3_nb/" in f.f_code.co_filename:   # the package's frames, innermost first: where it was read
+            reads.append(" < ".join(f"{Path(g.f_code.co_filename).stem}.{g.f_code.co_name}" for g in _frames(f)))
+    sys.addaudithook(opened)
+    try: r = run("run", "--run-dir", tmp_path, "--prompts", 8, "--eval-prompts", 2, "--preflight-steps", 0,
+                 "--max-new-tokens", 16, "--train.epochs", 1, "--device", "cpu")
+    finally: on[0] = False
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert len(reads) <= 2, reads   # vLLM and transformers read it too, for themselves: not counted
