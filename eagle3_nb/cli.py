@@ -12,6 +12,7 @@ from .reference import fixture, inspect_draft, save_spec, spec_table
 from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate, cmd_extract, flags_extract,
     cmd_train, flags_train, cmd_online, flags_online, cmd_export, flags_export, cmd_convert, flags_convert,
+    cmd_upgrade, flags_upgrade,
     cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
@@ -60,8 +61,8 @@ def flags_demo(s:argparse.ArgumentParser, settings:bool):
     flags_run(s, settings, run_dir="runs/demo")
 
 # %% ../nbs/11_cli.ipynb #28517158
-COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert", "verify", "evaluate",
-            "run", "demo")   # as `eagle3 -h` lists them
+COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert", "upgrade", "verify",
+            "evaluate", "run", "demo")   # as `eagle3 -h` lists them
 
 def command(name:str)->tuple:
     "Subcommand `name`'s function `cmd_NAME`, the function that adds its flags `flags_NAME`, and its help: the docstring."

@@ -15,7 +15,7 @@ __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'layer_ids', 'c
            'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
-           'cmd_evaluate', 'flags_evaluate']
+           'cmd_upgrade', 'flags_upgrade', 'cmd_evaluate', 'flags_evaluate']
 
 # %% ../nbs/11b_commands.ipynb #8c83383a
 def cmd_inspect(a)->int:
@@ -294,6 +294,20 @@ def flags_convert(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
     draft_out_flags(s, help="re-cast floating tensors (default: keep)")
     s.add_argument("--k", type=int, default=3, help="speculators: speculative tokens of the default proposal method")
+
+# %% ../nbs/11b_commands.ipynb #6dbcf021
+def cmd_upgrade(a)->int:
+    "Rewrite a training checkpoint you wrote yourself as plain data (it is unpickled only with --trust-pickled-code)."
+    from eagle3_nb.core import upgrade_checkpoint
+    ck = Path(a.checkpoint)/"checkpoint.pt" if Path(a.checkpoint).is_dir() else Path(a.checkpoint)
+    print(f"{upgrade_checkpoint(ck, a.trust_pickled_code)}: plain data now; export, resume and verify read it")
+    return 0
+
+def flags_upgrade(s:argparse.ArgumentParser, settings:bool):
+    "`eagle3 upgrade`'s flags."
+    s.add_argument("checkpoint", help="a checkpoint.pt, or the training directory that holds it")
+    s.add_argument("--trust-pickled-code", action="store_true", help="unpickle it in full: runs any code the file "
+                   "names, so only for a checkpoint you wrote yourself")
 
 # %% ../nbs/11b_commands.ipynb #08f04822
 def cmd_evaluate(a)->int:

@@ -8,8 +8,8 @@ import json, warnings
 from pathlib import Path
 from safetensors.torch import save_file
 import torch
-from .core import (CheckpointError, Eagle3Error, atomic_write, read_json, read_tensors, tensor_files, torch_dtype,
-                            write_json)
+from .core import (CheckpointError, Eagle3Error, atomic_write, load_checkpoint, read_json, read_tensors, tensor_files,
+                            torch_dtype, write_json)
 from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec_problems
 from .model import Eagle3Draft, export_vllm
 
@@ -132,7 +132,7 @@ def load_draft(path:str|Path,                # a training checkpoint.pt, or an e
     path = Path(path)
     if path.is_dir(): conf, weights = read_json(path/"config.json"), load_file(str(path/"model.safetensors"))
     else:
-        ck = torch.load(path, weights_only=False, map_location="cpu")
+        ck = load_checkpoint(path)
         if "config" not in ck:
             raise CheckpointError(f"{path} has no draft config (written by an older eagle3_nb); export the draft "
                                   "directory next to it with convert_draft instead")

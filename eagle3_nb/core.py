@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json',
-           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights', 'writer_lock', 'check_types',
-           'torch_threads']
+__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'Eagle3Error', 'CheckpointError', 'torch_dtype',
+           'read_json', 'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights',
+           'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types', 'torch_threads']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -131,6 +131,56 @@ def check_weights(d:str|Path)->list[Path]:
         if not head or size < want:
             raise CheckpointError(f"{f} is truncated: {size:,} bytes on disk, its header promises {want:,}; {fix}")
     return files
+
+# %% ../nbs/00_core.ipynb #0e7a1814
+UPGRADE = "eagle3 upgrade {path} --trust-pickled-code"   # the command that rewrites a checkpoint you trust as plain data
+
+def load_checkpoint(path:str|Path,         # a training checkpoint (`checkpoint.pt`)
+                    map_location="cpu",    # where its tensors go
+                   )->dict:
+    "A training checkpoint's contents, read without running any code it may hold (`torch.load(weights_only=True)`)."
+    import pickle, torch
+    path = Path(path)
+    if not path.is_file(): raise CheckpointError(f"{path} does not exist; pass a checkpoint.pt that `eagle3 train` wrote")
+    try: ck = torch.load(path, weights_only=True, map_location=map_location)
+    except pickle.UnpicklingError as e:
+        what = next((l.strip() for l in str(e).splitlines() if "GLOBAL" in l or "Unsupported" in l), "a Python object")
+        raise CheckpointError(f"{path} holds more than tensors and plain data ({what[:160]}); it is not unpickled here, "
+                              "since unpickling runs the code a file names. If you wrote it with an older eagle3_nb, "
+                              f"rewrite it once as plain data: {UPGRADE.format(path=path)}; else train again") from None
+    except (RuntimeError, EOFError, OSError, ValueError, IndexError, KeyError) as e:
+        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:160]}); it was cut "
+                              "short or is another kind of file: re-run training (it resumes from its last whole "
+                              "checkpoint) or pass the right file") from None
+    if not isinstance(ck, dict) or not {"model", "step"} <= set(ck):
+        raise CheckpointError(f"{path} is not a training checkpoint of eagle3_nb (no model weights and step); "
+                              "pass the checkpoint.pt that `eagle3 train` wrote")
+    return ck
+
+# %% ../nbs/00_core.ipynb #2ace2779
+def _plain(x):
+    "`x` as the data `weights_only` reads: configs and other objects as their dicts, tuples as lists."
+    import torch
+    if isinstance(x, torch.Tensor) or x is None or isinstance(x, (bool, int, float, str)): return x
+    if isinstance(x, dict): return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)): return [_plain(v) for v in x]
+    if hasattr(x, "to_dict"): return _plain(x.to_dict())   # a transformers config
+    if hasattr(x, "tolist"): return _plain(x.tolist())     # a numpy array or scalar
+    raise CheckpointError(f"a checkpoint holds a {type(x).__name__}, which has no plain form; train again")
+
+def upgrade_checkpoint(path:str|Path,              # a checkpoint that `load_checkpoint` refuses
+                       trust_pickled_code:bool=False, # True: unpickle it in full, running any code it names
+                      )->Path:
+    "Rewrite a checkpoint you wrote yourself as plain data that `load_checkpoint` reads; nothing runs unless trusted."
+    import torch
+    path = Path(path)
+    if not trust_pickled_code:
+        raise CheckpointError(f"upgrading {path} unpickles it in full, which runs any code the file names: do it only "
+                              f"for a checkpoint you wrote yourself, with {UPGRADE.format(path=path)}")
+    ck = _plain(torch.load(path, weights_only=False, map_location="cpu"))
+    atomic_write(path, lambda p: torch.save(ck, p))
+    load_checkpoint(path)   # what it now holds reads as plain data
+    return path
 
 # %% ../nbs/00_core.ipynb #909e77fe
 def _lock_files(path:Path)->tuple[Path, Path]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import Eagle3Error, atomic_write, read_json, write_json
+from .core import Eagle3Error, atomic_write, load_checkpoint, read_json, write_json
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .shards import HiddenStates
@@ -235,7 +235,7 @@ class Run:
 def _resume(r:Run)->tuple[str|None, dict|None]:
     "Load `r.out/checkpoint.pt` into `r` (states, step, history); returns the precision and weight average it recorded."
     if not (r.out/"checkpoint.pt").exists(): return None, None
-    ck = torch.load(r.out/"checkpoint.pt", weights_only=False, map_location=r.cfg.device)
+    ck = load_checkpoint(r.out/"checkpoint.pt", map_location=r.cfg.device)
     _load_states(ck, r.model, r.opt, r.cfg.fsdp)
     r.sched.load_state_dict(ck["sched"])
     r.step, r.hist = ck["step"], ck["history"]

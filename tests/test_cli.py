@@ -141,7 +141,8 @@ def test_config_file_under_the_flags(tmp_path, run):
 
 def test_help_is_complete_for_every_subcommand(run):
     "Every subcommand's --help."
-    for c in ("inspect", "derive", "regenerate", "extract", "train", "export", "convert", "verify", "evaluate", "run", "demo"):
+    for c in ("inspect", "derive", "regenerate", "extract", "train", "export", "convert", "upgrade", "verify", "evaluate", "run",
+              "demo"):
         r = run(c, "--help")
         assert r.returncode == 0 and f"usage: eagle3 {c}" in r.stdout and "--config" in r.stdout, c
 
@@ -235,3 +236,19 @@ def test_run_reads_the_verifier_config_once(tmp_path, run):
     finally: on[0] = False
     assert r.returncode == 0, r.stderr[-2000:]
     assert len(reads) <= 2, reads   # vLLM and transformers read it too, for themselves: not counted
+
+class _Touch:   # unpickling this runs code: it writes a marker file
+    def __init__(self, p): self.p = p
+    def __reduce__(self): return (Path.touch, (self.p,))
+
+def test_a_checkpoint_that_would_run_code_is_refused(tmp_path, run):
+    "Every command that reads a training checkpoint refuses one whose unpickling runs code, in one line; the code never runs."
+    import torch
+    marker, ck = tmp_path/"ran-code", tmp_path/"run"/"checkpoint.pt"
+    ck.parent.mkdir()
+    torch.save({"model": {}, "step": 1, "config": _Touch(marker)}, ck)
+    for args in (["export", ck.parent, "--out", tmp_path/"out"], ["upgrade", ck.parent]):
+        r = run(*args)
+        assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "checkpoint" in r.stderr, r.stderr
+    assert not marker.exists() and not (tmp_path/"out").exists()

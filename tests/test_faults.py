@@ -7,6 +7,7 @@ import json, os, random, signal, subprocess, sys, time
 from pathlib import Path
 import pytest, torch
 from safetensors.torch import load_file
+from eagle3_nb.core import load_checkpoint
 
 EXE = str(Path(sys.executable).parent/"eagle3")
 SLOW = "slow" in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",")
@@ -73,6 +74,6 @@ def train_killed_and_resumed(run:Path)->int:
     while not (out/"checkpoint.pt").exists() and p.poll() is None: time.sleep(0.02)
     os.killpg(p.pid, signal.SIGKILL); p.wait()
     assert not (out/"draft").exists(), "training ended before the kill"
-    step = torch.load(out/"checkpoint.pt", weights_only=False)["step"]
+    step = load_checkpoint(out/"checkpoint.pt")["step"]
     subprocess.run(cmd, check=True, capture_output=True)
     return step
