@@ -12,11 +12,11 @@ from .reference import fixture, inspect_draft, save_spec, spec_table
 from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate, cmd_extract, flags_extract,
     cmd_train, flags_train, cmd_online, flags_online, cmd_export, flags_export, cmd_convert, flags_convert,
-    cmd_upgrade, flags_upgrade,
-    cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
+    cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
-__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command', 'parser', 'main']
+__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'run_config_of', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command',
+           'parser', 'main']
 
 # %% ../nbs/11_cli.ipynb #fb8c6870
 # RunConfig fields that `resolved` sets (from the device, the run's engine and dtypes): not flags of `run`
@@ -24,12 +24,16 @@ RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype
                      "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device",
                      "train.draft_vocab_size")
 
+def run_config_of(a:argparse.Namespace):
+    "The `RunConfig` that `eagle3 run`'s preset, --config file and flags ask for; a setting it does not have is one error."
+    from eagle3_nb.pipeline import run_config
+    try: return run_config(a.preset, **run_settings(a))
+    except TypeError as e: raise Eagle3Error(f"unknown setting: {e}; see `eagle3 run --help`") from None
+
 def cmd_run(a)->int:
     "Every stage for one verifier into a run directory, resumable; summary.json at the end."
-    from eagle3_nb.pipeline import run, run_config
-    try: cfg = run_config(a.preset, **run_settings(a))
-    except TypeError as e: raise Eagle3Error(f"unknown setting: {e}; see `eagle3 run --help`") from None
-    run(cfg, a.run_dir)
+    from eagle3_nb.pipeline import run
+    run(run_config_of(a), a.run_dir)
     return 0
 
 def flags_run(s:argparse.ArgumentParser, settings:bool, run_dir:str|None=None):

@@ -297,7 +297,7 @@ def flags_convert(s:argparse.ArgumentParser, settings:bool):
 
 # %% ../nbs/11b_commands.ipynb #6dbcf021
 def cmd_upgrade(a)->int:
-    "Rewrite a training checkpoint you wrote yourself as plain data (it is unpickled only with --trust-pickled-code)."
+    "Rewrite your own older training checkpoint as plain data (unpickled only with --trust-pickled-code)."
     from eagle3_nb.core import upgrade_checkpoint
     ck = Path(a.checkpoint)/"checkpoint.pt" if Path(a.checkpoint).is_dir() else Path(a.checkpoint)
     print(f"{upgrade_checkpoint(ck, a.trust_pickled_code)}: plain data now; export, resume and verify read it")

@@ -152,8 +152,8 @@ def load_checkpoint(path:str|Path,         # a training checkpoint (`checkpoint.
         raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:160]}); it was cut "
                               "short or is another kind of file: re-run training (it resumes from its last whole "
                               "checkpoint) or pass the right file") from None
-    if not isinstance(ck, dict) or not {"model", "step"} <= set(ck):
-        raise CheckpointError(f"{path} is not a training checkpoint of eagle3_nb (no model weights and step); "
+    if not isinstance(ck, dict) or not isinstance(ck.get("model"), dict):
+        raise CheckpointError(f"{path} is not a training checkpoint of eagle3_nb (no model weights); "
                               "pass the checkpoint.pt that `eagle3 train` wrote")
     return ck
 

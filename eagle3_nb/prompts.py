@@ -56,12 +56,23 @@ def parse_record(rec,                     # one record (a dict)
     return out
 
 # %% ../nbs/04_prompts.ipynb #dde6adc5
+def _utf8(p:Path)->str:
+    "The text of file `p`; where it is not UTF-8, one error naming the line."
+    try: return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        line = p.read_bytes()[:e.start].count(b"\n") + 1
+        raise Eagle3Error(f"{p} line {line} is not UTF-8 text (byte {e.start}): re-save the file as UTF-8") from None
+
 def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets directory, or a Hub dataset id
                       split:str="train")->list[dict]:
     "Chat records `{id, messages}` from local JSON/JSONL or Hugging Face `datasets`; bad records are counted and named."
     p, bad, recs, tools = Path(path_or_id), [], [], {}
-    if p.suffix == ".jsonl": raw = [(i + 1, l) for i, l in enumerate(p.read_text().splitlines()) if l.strip()]
-    elif p.suffix == ".json": raw = [(i + 1, r) for i, r in enumerate(json.loads(p.read_text()))]
+    if p.suffix == ".jsonl": raw = [(i + 1, l) for i, l in enumerate(_utf8(p).splitlines()) if l.strip()]
+    elif p.suffix == ".json":
+        try: rows = json.loads(_utf8(p))
+        except ValueError as e: raise Eagle3Error(f"{p} is not JSON ({e}): fix it, or give one record a line (.jsonl)") from None
+        if not isinstance(rows, list): raise Eagle3Error(f"{p} holds a JSON {type(rows).__name__}: a list of records is expected")
+        raw = list(enumerate(rows, 1))
     else:
         import datasets
         ds = datasets.load_from_disk(str(p)) if p.is_dir() else datasets.load_dataset(str(path_or_id), split=split)

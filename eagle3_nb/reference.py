@@ -83,6 +83,7 @@ def _shown(v)->str: r = repr(v); return r if len(r) <= 60 else r[:57] + "..."
 def check_config(cfg:dict,             # a config's fields (a verifier's text model, a draft's layer)
                  source:str,           # what it is and where it came from, for the message
                  need:tuple=(),        # fields that must be present
+                 groups:bool=True,     # query heads a multiple of KV heads (`verify` reports it for a draft, as a row)
                 )->dict:
     "`cfg` itself, once every field the package reads is of its type and range; else one error naming the first bad one."
     fix = "correct it in that file (the model's card or its Hub config.json gives the value)"
@@ -99,7 +100,7 @@ def check_config(cfg:dict,             # a config's fields (a verifier's text mo
         if k in rope and not _positive(rope[k]):
             raise CheckpointError(f"{source}: rope {k} = {_shown(rope[k])} expected a positive number; {fix}")
     nh, nkv = cfg.get("num_attention_heads"), cfg.get("num_key_value_heads")
-    if nh and nkv and nh % nkv:
+    if groups and nh and nkv and nh % nkv:
         raise CheckpointError(f"{source}: num_attention_heads {nh} is not a multiple of num_key_value_heads {nkv} "
                               f"(each KV head serves a whole group of query heads); {fix}")
     return cfg
@@ -130,15 +131,20 @@ def read_safetensors_header(path:str|Path)->dict[str, TensorInfo]:
     try: header = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{path}: safetensors header is not valid JSON ({e}); {bad}") from None
+    if not isinstance(header, dict):
+        raise CheckpointError(f"{path}: safetensors header is a JSON {type(header).__name__}, not an object; {bad}")
     out, data_len = {}, size - 8 - n
     for name, v in header.items():
         if name == "__metadata__": continue
         try:
             info, (start, end) = TensorInfo(v["shape"], v["dtype"]), v["data_offsets"]
-            nbytes = DTYPE_BYTES.get(info.dtype, 0) * math.prod(info.shape)
+            if not (isinstance(info.dtype, str) and all(d >= 0 for d in info.shape) and type(start) is int
+                    and type(end) is int and 0 <= start <= end): raise ValueError(v)
+            size_of = DTYPE_BYTES.get(info.dtype)   # a dtype this table lacks: its byte count is not checked
         except (KeyError, TypeError, ValueError):
-            raise CheckpointError(f"{path}: malformed header entry for {name!r}: {v!r}; {bad}") from None
-        if end > data_len or (nbytes and end - start != nbytes):
+            raise CheckpointError(f"{path}: malformed header entry for {name!r}: {_shown(v)} (a dtype name, a shape of "
+                                  f"sizes >= 0 and data_offsets [start, end] are needed); {bad}") from None
+        if end > data_len or (size_of and end - start != size_of * math.prod(info.shape)):
             raise CheckpointError(f"{path}: tensor {name!r} ends at byte {end} but the file holds {data_len} data "
                                   f"bytes (truncated); {bad}")
         out[name] = info
@@ -256,7 +262,7 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
                               "live there")
     where = "transformer_layer_config" if fmt == "speculators" else "config.json"
     of = f" of {source}" if source else ""
-    check_config(layer, f"draft {where}{of}")
+    check_config(layer, f"draft {where}{of}", groups=False)
     check_config({k: v for k, v in cfg.items() if k in INT_FIELDS}, f"draft config.json{of}")   # speculators' top level
     if not isinstance(eagle := cfg.get("eagle_config") or {}, dict):
         raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_config = {_shown(eagle)} is not an object; "

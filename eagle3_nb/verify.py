@@ -185,6 +185,7 @@ def check_vllm(r:Report,           # the report the rows go to
         r.add("vllm", "vllm", None, "installed", "warning", "vLLM is not installed here: its rules were not checked")
         return
     r.checks.append("vllm")
+    asked = device   # auto: this machine's platform, which says nothing of where the user will serve the draft
     if device == "auto":
         from vllm.platforms import current_platform
         device = "cuda" if current_platform.device_type == "cuda" else "cpu"
@@ -200,7 +201,7 @@ def check_vllm(r:Report,           # the report the rows go to
     ok, why = kv_cache_support(verifier, s, device)
     if not ok:
         r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
-    if is_mla(verifier_text_config(verifier)) and device == "cpu": check_mla_serving(r, verifier, dtype)
+    if is_mla(verifier_text_config(verifier)) and device == "cpu": check_mla_serving(r, verifier, dtype, here=asked == "cpu")
     ok, why = moe_routing(verifier)
     if not ok: r.add("vllm", "scoring_func", verifier_text_config(verifier).get("scoring_func"), "sigmoid", "warning", why)
     serve = verifier_text_config(verifier).get("max_position_embeddings")
@@ -250,12 +251,15 @@ def check_template(r:Report,              # the report the rows go to
 def check_mla_serving(r:Report,           # the report the rows go to
                       verifier:dict,      # the verifier's config (an MLA text model)
                       dtype:str|None=None,# the dtype vLLM will serve in; None: bfloat16 or float32, whichever it can
+                      here:bool=True,     # the user serves on this CPU (`--device cpu`); False: a note, not an error
                      ):
     "An MLA verifier and the dense draft in one vLLM engine on this CPU: backend, dtype, a common KV block size."
-    asked = [dtype] if dtype else ["bfloat16", "float32"]
-    refused = [(dt, why) for dt in asked for ok, why in [mla_serving(verifier, dt)] if not ok]
-    sev = "error" if dtype or len(refused) == len(asked) else "warning"
-    for dt, why in refused: r.add("vllm", "dtype (MLA verifier + draft)", dt, "a dtype vLLM serves the pair in", sev, why)
+    dts = [dtype] if dtype else ["bfloat16", "float32"]
+    refused = [(dt, why) for dt in dts for ok, why in [mla_serving(verifier, dt)] if not ok]
+    sev = "error" if here and (dtype or len(refused) == len(dts)) else "warning"
+    note = "" if here else " (this CPU only, and nobody asked to serve here: --device cpu judges it; a GPU serves the pair)"
+    for dt, why in refused:
+        r.add("vllm", "dtype (MLA verifier + draft)", dt, "a dtype vLLM serves the pair in", sev, why + note)
 
 # %% ../nbs/08_verify.ipynb #9eeb1a4d
 def check_vocab_maps(r:Report,    # the report the rows go to
