@@ -263,7 +263,8 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
     where = "transformer_layer_config" if fmt == "speculators" else "config.json"
     of = f" of {source}" if source else ""
     check_config(layer, f"draft {where}{of}", groups=False)
-    check_config({k: v for k, v in cfg.items() if k in INT_FIELDS}, f"draft config.json{of}")   # speculators' top level
+    top = {k: v for k, v in cfg.items() if k in INT_FIELDS}   # speculators keeps some sizes at the top level
+    check_config(top, f"draft config.json{of}", groups=False)
     if not isinstance(eagle := cfg.get("eagle_config") or {}, dict):
         raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_config = {_shown(eagle)} is not an object; "
                               "correct it in its config.json")
