@@ -47,6 +47,8 @@ setuptools.setup(
     zip_safe = False,
     entry_points = {
         'console_scripts': cfg.get('console_scripts','').split(),
-        'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d']
+        'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
+        # run by vLLM in each of its processes: its CPU attention declares the 16-token blocks its kernels take
+        'vllm.general_plugins': ['eagle3_cpu_block16 = eagle3_nb.vllm_support:declare_cpu_block16'],
     },
     **setup_cfg)

@@ -15,7 +15,8 @@ from .derive import verifier_text_config, is_mla
 
 # %% auto #0
 __all__ = ['VLLM_ENV', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
-           'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
+           'block16_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16',
+           'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
@@ -79,6 +80,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
+    if cpu and draft and is_mla(verifier_text_config(model)): print(block16_line(dtype), flush=True)
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
@@ -86,6 +88,14 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
         return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | fix | (extra or {})))
     except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
         raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
+
+def block16_line(dtype:str)->str:
+    "The start-up line of a CPU engine that serves an MLA verifier with a draft: which KV blocks the pair shares."
+    if torch.cpu._is_amx_tile_supported() and dtype == "bfloat16": return "MLA verifier + draft: AMX_MLA, vLLM's blocks"
+    on = os.environ.get("EAGLE3_CPU_BLOCK16", "1") != "0"
+    return ("MLA verifier + draft: CPU_MLA and the draft's CPU attention in 16-token KV blocks, " +
+            ("declared by eagle3_nb's vLLM plugin (EAGLE3_CPU_BLOCK16=0 turns it off)" if on else
+             "but EAGLE3_CPU_BLOCK16=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair"))
 
 def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
     "One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture, the dtype and vLLM's words."

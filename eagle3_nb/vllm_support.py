@@ -4,6 +4,7 @@
 
 # %% ../nbs/03b_vllm_support.ipynb #8a620519
 from __future__ import annotations
+import os
 from pathlib import Path
 from types import SimpleNamespace
 from .core import Eagle3Error, torch_dtype
@@ -12,9 +13,9 @@ from .derive import is_mla, verifier_text_config
 from .engine import vllm_env
 
 # %% auto #0
-__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
-           'head_size_support', 'kv_cache_support', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype',
-           'moe_routing']
+__all__ = ['BLOCK16', 'installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
+           'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'mla_backend', 'mla_serving', 'mla_dtype',
+           'serving_dtype', 'moe_routing']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -174,6 +175,22 @@ def kv_cache_support(verifier:dict,           # the verifier's config
         return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
     return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"
 
+# %% ../nbs/03b_vllm_support.ipynb #c4447461
+BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch: 0 leaves vLLM's CPU attention as it ships
+_SHIPPED = {}                    # the block sizes vLLM's CPU attention declared before the plugin ran
+
+def declare_cpu_block16()->bool:
+    "vLLM general plugin: vLLM's CPU attention declares the 16-token KV blocks its `vec16` kernel runs; True if declared."
+    from vllm.platforms import current_platform
+    if not current_platform.is_cpu(): return False
+    import torch
+    from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend, _get_attn_isa
+    shipped = _SHIPPED.setdefault("sizes", CPUAttentionBackend.get_supported_kernel_block_sizes())
+    on = os.environ.get(BLOCK16, "1") != "0" and _get_attn_isa(torch.float32, 16) == "vec16"   # a kernel to declare
+    sizes = [16, *shipped] if on and 16 not in shipped else shipped
+    CPUAttentionBackend.get_supported_kernel_block_sizes = staticmethod(lambda kv_cache_spec=None: list(sizes))
+    return 16 in sizes
+
 # %% ../nbs/03b_vllm_support.ipynb #b41ccff9
 def mla_backend(device:str="cpu"):
     "(name, class) of the MLA attention backend the installed vLLM picks on this machine for `device`."
@@ -205,6 +222,7 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
     if not draft: return True, f"{v} serves it with {name} in {dtype}"
     fixed = [s for s in mla.get_supported_kernel_block_sizes() if isinstance(s, int)]
     block = max(fixed) if fixed else 128            # the CPU platform forces a fixed-size MLA kernel's block, else 128
+    declare_cpu_block16()   # the rule every vLLM process of the package runs (its plugin), read here too
     _, dense = attention_backends(device)[0]
     try: select_common_block_size(block, [mla, dense])
     except ValueError as e:
