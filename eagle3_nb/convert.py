@@ -12,6 +12,7 @@ from .core import (CheckpointError, Eagle3Error, atomic_write, load_checkpoint, 
                             torch_dtype, write_json)
 from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec_problems
 from .model import Eagle3Draft, export_vllm
+from .derive import draft_config
 
 # %% auto #0
 __all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft', 'export_draft', 'load_draft',
@@ -127,7 +128,6 @@ def load_draft(path:str|Path,                # a training checkpoint.pt, or an e
                embed:torch.Tensor|None=None, # the verifier's embedding, where the files hold none
               )->tuple[Eagle3Draft, dict]:
     "The PyTorch draft that a checkpoint or an exported draft stands for, in float32, and its config."
-    from transformers import LlamaConfig
     from safetensors.torch import load_file
     path = Path(path)
     if path.is_dir(): conf, weights = read_json(path/"config.json"), load_file(str(path/"model.safetensors"))
@@ -137,7 +137,7 @@ def load_draft(path:str|Path,                # a training checkpoint.pt, or an e
             raise CheckpointError(f"{path} has no draft config (written by an older eagle3_nb); export the draft "
                                   "directory next to it with convert_draft instead")
         conf, weights = ck["config"], {**ck["model"], **ck.get("ema", {})}   # `TrainConfig.ema_decay`: the average
-    model = Eagle3Draft(LlamaConfig.from_dict(conf), embed=weights.get("embed_tokens.weight", embed))
+    model = Eagle3Draft(draft_config(conf), embed=weights.get("embed_tokens.weight", embed))
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if bad := [k for k in missing if k != "embed_tokens.weight"] + unexpected:
         raise CheckpointError(f"{path} does not hold the draft its config describes ({', '.join(bad[:4])}: missing "

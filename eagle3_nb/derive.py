@@ -15,9 +15,9 @@ from .reference import (DraftSpec, TensorInfo, check_config, fixture, inspect_dr
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need', 'Verifier',
-           'verifier_text_config', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids',
-           'aux_ids_mismatch', 'Derivation', 'derive_draft_config', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need',
+           'Verifier', 'verifier_text_config', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids',
+           'aux_ids_mismatch', 'Derivation', 'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -181,6 +181,34 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
         ch[k] = rv
 
 # %% ../nbs/02_derive.ipynb #68a2b865
+ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
+
+def _draft_config(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list):
+    "The draft's transformers config from the verifier's text config `tc` and the chosen shape fields `ch`."
+    from transformers import DeepseekV2Config, LlamaConfig
+    H, V = tc["hidden_size"], tc["vocab_size"]
+    common = dict(architectures=[ATTENTIONS[attention]], hidden_size=H, num_attention_heads=ch["num_attention_heads"],
+        intermediate_size=ch["intermediate_size"], num_hidden_layers=1, vocab_size=V, draft_vocab_size=ch["draft_vocab_size"],
+        target_hidden_size=H, max_position_embeddings=tc.get("max_position_embeddings", 2048 * 4),
+        rms_norm_eps=tc.get("rms_norm_eps", 1e-6), hidden_act=tc.get("hidden_act", "silu"), attention_bias=False,
+        tie_word_embeddings=False, bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"),
+        rope_parameters=_rope(tc, notes), eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
+        norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
+    if attention == "llama":
+        cfg = LlamaConfig(num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], mlp_bias=False, **common)
+        assert cfg.head_dim == cfg.to_dict()["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
+        return cfg
+    mla = {k: tc.get(k) for k in ("q_lora_rank", *MLA_FIELDS)}   # q_lora_rank None: one q_proj instead of q_a/q_b
+    notes.append(f"attention mla: the verifier's MLA shape copied ({', '.join(f'{k}={v}' for k, v in mla.items())}), "
+                 f"{ch['num_attention_heads']} heads; model_type deepseek_v2 (vLLM turns a deepseek_v3 draft into an MTP "
+                 "draft), an MLP where the verifier has experts (as vLLM builds the draft)")
+    return DeepseekV2Config(num_key_value_heads=ch["num_attention_heads"], **mla, **common)
+
+def draft_config(fields:dict):
+    "The transformers config of a draft's `config.json` fields: `DeepseekV2Config` for an MLA draft, else `LlamaConfig`."
+    from transformers import DeepseekV2Config, LlamaConfig
+    return (DeepseekV2Config if fields.get("kv_lora_rank") else LlamaConfig).from_dict(fields)
+
 def derive_draft_config(verifier:dict|str|Path,           # verifier config dict, directory, config.json or Hub id
                         reference:DraftSpec|str|Path|None=None, # reference draft whose choices win
                         draft_vocab_size:int|None=None,     # default: the reference's, else min(32000, vocab)
@@ -188,10 +216,15 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                         norm_before_residual:bool|None=None,# default: the reference's, else False
                         dtype:str="bfloat16",               # dtype the draft is written in
                         overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
-                       )->Derivation:
-    "The EAGLE-3 draft `LlamaConfig` for a verifier, every shape-determining field explicit."
+                        attention:str="llama",              # the draft's attention: llama, or mla (an MLA verifier's own)
+                       ):
+    "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
+    if attention not in ATTENTIONS: raise CheckpointError(f"attention {attention!r}: choose one of {sorted(ATTENTIONS)}")
     vf = text_config(verifier if isinstance(verifier, dict) else load_config(verifier))
     tc, notes = vf.config, list(vf.notes)
+    if attention == "mla" and not is_mla(tc):
+        raise CheckpointError("attention mla copies the verifier's MLA shape (kv_lora_rank, qk_nope_head_dim, "
+                              "qk_rope_head_dim, v_head_dim), and this verifier has plain attention: use attention llama")
     H, nh, L, V, I = (need(tc, k) for k in ("hidden_size", "num_attention_heads", "num_hidden_layers", "vocab_size",
                                              "intermediate_size"))
     hd, rule = resolve_head_dim(tc); notes.append(rule)
@@ -211,17 +244,8 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     if ch["draft_vocab_size"] > V:
         raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier vocab {V}; choose "
                               f"at most {V}")
-    from transformers import LlamaConfig
-    cfg = LlamaConfig(architectures=["LlamaForCausalLMEagle3"], hidden_size=H, num_attention_heads=ch["num_attention_heads"],
-        num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], intermediate_size=ch["intermediate_size"],
-        num_hidden_layers=1, vocab_size=V, draft_vocab_size=ch["draft_vocab_size"], target_hidden_size=H,
-        max_position_embeddings=tc.get("max_position_embeddings", 2048 * 4), rms_norm_eps=tc.get("rms_norm_eps", 1e-6),
-        hidden_act=tc.get("hidden_act", "silu"), attention_bias=False, mlp_bias=False, tie_word_embeddings=False,
-        bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"), rope_parameters=_rope(tc, notes),
-        eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
-        norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
+    cfg = _draft_config(tc, ch, aux, attention, dtype, notes)
     fields = cfg.to_dict()
-    assert cfg.head_dim == fields["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
     for k, v in (overrides or {}).items():
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
                                                   "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
@@ -229,6 +253,15 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     return Derivation(cfg, notes)
 
 # %% ../nbs/02_derive.ipynb #a14b05f9
+def _mla_shapes(s:DraftSpec)->dict:
+    "The attention tensors of an MLA draft, as vLLM's `DeepseekV2MLAAttention` loads them (its first layer reads 2H)."
+    H, nh, r, nope, rope = s.hidden_size, s.num_attention_heads, s.q_lora_rank, s.qk_nope_head_dim, s.qk_rope_head_dim
+    a, q = "midlayer.self_attn.", nh * (nope + rope)
+    sh = {a + "kv_a_proj_with_mqa.weight": [s.kv_lora_rank + rope, 2 * H], a + "kv_a_layernorm.weight": [s.kv_lora_rank],
+          a + "kv_b_proj.weight": [nh * (nope + s.head_dim), s.kv_lora_rank], a + "o_proj.weight": [H, nh * s.head_dim]}
+    if r is None: return sh | {a + "q_proj.weight": [q, 2 * H]}
+    return sh | {a + "q_a_proj.weight": [r, 2 * H], a + "q_a_layernorm.weight": [r], a + "q_b_proj.weight": [q, r]}
+
 def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g. `derived_spec(cfg)`)
                     naming:str="midlayer.",        # or "layers.0."
                     embed_tokens:bool=False,       # include the (optional) embedding
@@ -238,9 +271,9 @@ def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g.
     H, Ht, I, hd = s.hidden_size, s.target_hidden_size, s.intermediate_size, s.head_dim
     q, kv, n_aux = s.num_attention_heads * hd, s.num_key_value_heads * hd, len(s.aux_layer_ids or [0, 0, 0])
     dt = DTYPE_NAMES.get(str(s.dtype), "BF16")
-    sh = {"fc.weight": [H, n_aux * Ht], "midlayer.self_attn.q_proj.weight": [q, 2 * H],
-          "midlayer.self_attn.k_proj.weight": [kv, 2 * H], "midlayer.self_attn.v_proj.weight": [kv, 2 * H],
-          "midlayer.self_attn.o_proj.weight": [H, q],
+    sh = {"fc.weight": [H, n_aux * Ht], **(_mla_shapes(s) if s.kv_lora_rank else {
+          "midlayer.self_attn.q_proj.weight": [q, 2 * H], "midlayer.self_attn.k_proj.weight": [kv, 2 * H],
+          "midlayer.self_attn.v_proj.weight": [kv, 2 * H], "midlayer.self_attn.o_proj.weight": [H, q]}),
           "midlayer.mlp.gate_proj.weight": [I, H], "midlayer.mlp.up_proj.weight": [I, H], "midlayer.mlp.down_proj.weight": [H, I],
           "midlayer.input_layernorm.weight": [H], "midlayer.hidden_norm.weight": [H],
           "midlayer.post_attention_layernorm.weight": [H],

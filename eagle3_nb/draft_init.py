@@ -32,8 +32,8 @@ def build_draft(config:LlamaConfig,        # the derived draft config
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float() * norm_init_scale)
-    if copy_heads: copy_init(m, ds, copy_heads, copy_scale, seed=seed)
-    return m
+    if copy_heads and getattr(config, "kv_lora_rank", None) is None: copy_init(m, ds, copy_heads, copy_scale, seed=seed)
+    return m   # an MLA draft starts plainly random: copy heads are built from Llama's per-head k/v projections
 
 # %% ../nbs/07b_draft_init.ipynb #8fb0919b
 def token_probe(ds:HiddenStates,     # the extracted data

@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
+from .derive import draft_config
 from .convert import load_draft
 from .objective import offline_acceptance
 from .core import atomic_write, read_json, write_json
@@ -167,14 +168,13 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    engine:EngineConfig|None=None # vLLM start-up options
                   )->dict:
     "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
-    from transformers import LlamaConfig
     out = Path(out)
     if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
     conf = read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible
     eng = EngineConfig.of(engine)
-    cfg = LlamaConfig.from_dict(conf)
+    cfg = draft_config(conf)
     ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass

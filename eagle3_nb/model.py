@@ -16,8 +16,8 @@ from .reference import TensorInfo, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
 # %% auto #0
-__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'Eagle3DecoderLayer', 'StepCache',
-           'Eagle3Draft', 'ttt_mask', 'export_vllm']
+__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_layer_config', 'draft_attention',
+           'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask', 'export_vllm']
 
 # %% ../nbs/06_model.ipynb #f63bebac
 def draft_vocab(counts:torch.Tensor, # (V,) counts of loss-masked verifier token ids
@@ -55,17 +55,39 @@ def bucket_rows(model:nn.Module)->nn.Module:
 
 
 # %% ../nbs/06_model.ipynb #7d7849ae
+def mla_layer_config(config):
+    "transformers' DeepSeek-V3 config for an MLA draft's layer: its attention as vLLM computes it (GPT-J-style rope)."
+    from transformers import DeepseekV3Config
+    keep = ("hidden_size", "num_attention_heads", "num_key_value_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+            "qk_rope_head_dim", "v_head_dim", "intermediate_size", "hidden_act", "rms_norm_eps", "attention_bias",
+            "rope_parameters", "max_position_embeddings")
+    c = DeepseekV3Config(**{k: getattr(config, k) for k in keep}, rope_interleave=True)   # vLLM: is_neox_style=False
+    c._attn_implementation = "sdpa"
+    return c
+
+def draft_attention(config)->nn.Module:
+    "The draft's attention over [embedding ; hidden] (2H inputs): Llama's, or DeepSeek's MLA for an MLA draft."
+    if getattr(config, "kv_lora_rank", None) is None:
+        from transformers.models.llama.modeling_llama import LlamaAttention
+        attn, inputs = LlamaAttention(config, layer_idx=0), ("q_proj", "k_proj", "v_proj")
+    else:
+        from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
+        attn, inputs = DeepseekV3Attention(mla_layer_config(config), layer_idx=0), ("q_a_proj", "q_proj", "kv_a_proj_with_mqa")
+    for n in inputs:   # the first layer reads [embedding ; hidden]: 2H inputs, as vLLM builds it
+        if isinstance(old := getattr(attn, n, None), nn.Linear):
+            setattr(attn, n, nn.Linear(2 * config.hidden_size, old.out_features, bias=old.bias is not None))
+    return attn
+
 class Eagle3DecoderLayer(nn.Module):
     "vLLM's EAGLE-3 first decoder layer: attention over [input_layernorm(embed) ; hidden_norm(hidden)]."
     def __init__(self, config:LlamaConfig):
-        from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP, LlamaRMSNorm
+        from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
+        from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3MLP
         super().__init__()
-        H, hd = config.hidden_size, config.head_dim
-        self.self_attn = LlamaAttention(config, layer_idx=0)
-        nh, nkv = config.num_attention_heads, config.num_key_value_heads
-        for n, rows in (("q_proj", nh * hd), ("k_proj", nkv * hd), ("v_proj", nkv * hd)):
-            setattr(self.self_attn, n, nn.Linear(2 * H, rows, bias=config.attention_bias))
-        self.mlp = LlamaMLP(config)
+        H = config.hidden_size
+        self.self_attn = draft_attention(config)
+        mla = getattr(config, "kv_lora_rank", None) is not None
+        self.mlp = DeepseekV3MLP(mla_layer_config(config)) if mla else LlamaMLP(config)   # gate, up, down either way
         norms = (LlamaRMSNorm(H, eps=config.rms_norm_eps) for _ in range(3))
         self.input_layernorm, self.hidden_norm, self.post_attention_layernorm = norms
         self.norm_before_residual = bool(getattr(config, "norm_before_residual", False))
@@ -113,7 +135,10 @@ class Eagle3Draft(nn.Module):
         self.lm_head = nn.Linear(H, config.draft_vocab_size, bias=False)
         self.register_buffer("d2t", torch.zeros(config.draft_vocab_size, dtype=torch.long))
         self.register_buffer("t2d", torch.zeros(config.vocab_size, dtype=torch.bool))
-        self.rotary_emb = LlamaRotaryEmbedding(config)
+        if getattr(config, "kv_lora_rank", None) is None: self.rotary_emb = LlamaRotaryEmbedding(config)
+        else:   # an MLA draft ropes its qk_rope_head_dim part only
+            from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
+            self.rotary_emb = DeepseekV3RotaryEmbedding(mla_layer_config(config))
         bucket_rows(self)   # bf16 matmuls on a CPU see a few row counts, not a new one each step (above)
 
     def fc_input(self, aux:torch.Tensor)->torch.Tensor:

@@ -49,6 +49,7 @@ class RunConfig:
     capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     draft_overrides: dict = field(default_factory=dict) # fields forced into the derived config (fc_norm; failure modes)
+    draft_attention: str = "llama"  # llama, or mla: an MLA verifier's own attention (vLLM's Eagle3DeepseekV2ForCausalLM)
     engine: EngineConfig = field(default_factory=EngineConfig)
     regenerate: RegenConfig = field(default_factory=lambda: RegenConfig(backend="vllm"))
     extract: ExtractConfig = field(default_factory=ExtractConfig)
@@ -61,6 +62,8 @@ class RunConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
+        if self.draft_attention not in ("llama", "mla"):
+            raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose llama or mla")
         if self.capture not in ("auto", "decode", "connector", "extract"):
             raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
 
@@ -147,7 +150,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
-            "draft_overrides": "train", "prompt_source": "regenerate", "capture": "regenerate", "prompts": "regenerate",
+            "draft_overrides": "train", "draft_attention": "train", "prompt_source": "regenerate", "capture": "regenerate", "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
             "eval_max_tokens": "evaluate",
             "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",
@@ -232,7 +235,7 @@ def _derive(cfg:RunConfig, run:Path):
     V = cfg.verifier.vocab_size
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
-                            overrides=cfg.draft_overrides)
+                            overrides=cfg.draft_overrides, attention=cfg.draft_attention)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
@@ -269,11 +272,14 @@ def preflight(cfg:RunConfig, # the run's settings
     return r["draft"]
 
 # %% ../nbs/10_pipeline.ipynb #192eaca5
-def _speculators_copy(draft:Path, cfg:RunConfig)->Path:
+def _speculators_copy(draft:Path, cfg:RunConfig)->str:
+    "The draft in speculators' format too, where that format has one (speculators 0.9.0 has no MLA EAGLE-3 draft)."
     from eagle3_nb.convert import convert_draft
+    if cfg.draft_attention == "mla": return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
     vc = load_config(cfg.verifier)
-    return convert_draft(draft, draft.parent/"draft-speculators", "speculators",
-                         verifier=vc.get("_name_or_path") or vc.get("name_or_path") or cfg.verifier)
+    out = convert_draft(draft, draft.parent/"draft-speculators", "speculators",
+                        verifier=vc.get("_name_or_path") or vc.get("name_or_path") or cfg.verifier)
+    return f"{out} (speculators)"
 
 def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         run_dir:str|Path    # every artefact goes here; re-running resumes
@@ -321,7 +327,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
                                 f"{cfg.train.precision}"):
         tr = train(run/"hidden_states", config, run/"train", replace(cfg.train, draft_vocab_size=config.draft_vocab_size))
-        print(f"exported {tr['draft']} (vLLM-native) and {_speculators_copy(Path(tr['draft']), cfg)} (speculators)")
+        print(f"exported {tr['draft']} (vLLM-native); {_speculators_copy(Path(tr['draft']), cfg)}")
     with _Stage(times, "verify", "the exported draft"):
         rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")
     with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts, k={cfg.k}, vLLM {cfg.eval_dtype}"):

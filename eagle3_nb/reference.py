@@ -241,6 +241,10 @@ class DraftSpec:
     attention_bias: bool = False
     dtype: str|None = None
     layer_prefix: str|None = None     # naming on disk: "midlayer." or "layers.0." (None: no weights)
+    q_lora_rank: int|None = None      # an MLA draft's attention (Eagle3DeepseekV2ForCausalLM); None: a Llama draft's
+    kv_lora_rank: int|None = None
+    qk_nope_head_dim: int|None = None
+    qk_rope_head_dim: int|None = None
     source: str = ""
     tensors: dict|None = None         # name -> TensorInfo in midlayer. naming; None when only a config was given
 
@@ -274,7 +278,8 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
                               "is not a list of layer numbers (e.g. [2, 15, 27]); correct it in its config.json")
     H, nh = (_need(layer, k, where) for k in ("hidden_size", "num_attention_heads"))
     nkv, inter, V = (_need(layer, k, where) for k in ("num_key_value_heads", "intermediate_size", "vocab_size"))
-    hd = layer.get("head_dim")
+    mla = {k: layer.get(k) for k in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")}
+    hd = layer.get("v_head_dim") if mla["kv_lora_rank"] else layer.get("head_dim")   # MLA: its head_dim key is the rope part
     nbr = cfg.get("norm_before_residual", layer.get("norm_before_residual"))
     rope = layer.get("rope_parameters") or {}
     extra = lambda k: bool(cfg.get(k, eagle.get(k, layer.get(k, False))))
@@ -289,7 +294,7 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
         rms_norm_eps=layer.get("rms_norm_eps", 1e-6), rope_theta=layer.get("rope_theta", rope.get("rope_theta")),
         hidden_act=layer.get("hidden_act", "silu"), attention_bias=bool(layer.get("attention_bias", False)),
         dtype=cfg.get("dtype") or cfg.get("torch_dtype") or layer.get("dtype"),
-        layer_prefix=_layer_prefix(tensors), source=source, tensors=normalise_names(tensors) if tensors is not None else None)
+        layer_prefix=_layer_prefix(tensors), source=source, **mla, tensors=normalise_names(tensors) if tensors is not None else None)
 
 # %% ../nbs/01_reference.ipynb #054abef6
 def spec_mismatches(s:DraftSpec)->list[tuple]:

@@ -10,7 +10,7 @@ from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla,
                               verifier_text_config)
-from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_serving, moe_routing,
+from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_backend, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support)
 
 # %% auto #0
@@ -86,7 +86,8 @@ def _shape_fix(name, have, want, e)->str:
 
 # %% ../nbs/08_verify.ipynb #67e685d9
 FROM_VERIFIER = ("hidden_size", "vocab_size", "target_hidden_size")   # fixed by the verifier's hidden states and vocabulary
-OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size")  # the draft's own layer
+OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",  # the draft's own layer
+              "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")           # (and its MLA, if any)
 
 def check_against_verifier(r:Report,                      # the report the rows go to
                            s:DraftSpec,                   # the draft
@@ -95,7 +96,11 @@ def check_against_verifier(r:Report,                      # the report the rows 
                           ):
     "Sizes fixed by the verifier, the draft's own layer against the derived convention, every tensor against vLLM's model."
     r.checks.append("verifier")
-    kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size)
+    kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size, attention="mla" if s.kv_lora_rank else "llama")
+    if s.kv_lora_rank and not is_mla(verifier_text_config(verifier)):
+        r.add("verifier", "attention", "mla", "llama", "error", "an MLA draft (Eagle3DeepseekV2ForCausalLM) copies an MLA "
+              "verifier's attention; this verifier has plain attention: derive and train a Llama-attention draft")
+        return
     try:
         d = derive_draft_config(verifier, aux_layer_ids=s.aux_layer_ids or None,
                                 norm_before_residual=s.norm_before_residual_used, **kw)
@@ -173,6 +178,15 @@ def check_self_consistency(r:Report, s:DraftSpec):
     for name, found, implied, fix in spec_mismatches(s): r.add("self-consistency", name, found, implied, "error", fix)
 
 # %% ../nbs/08_verify.ipynb #0637bef2
+def _check_mla_draft(r:Report, s:DraftSpec, verifier:dict, device:str, dtype:str|None, asked:str):
+    "An MLA draft beside its MLA verifier: both on vLLM's MLA backend, so their KV blocks agree; the latent and dtype."
+    if device != "cpu": return
+    name, mla = mla_backend(device)
+    if (latent := s.kv_lora_rank + s.qk_rope_head_dim) not in mla.get_supported_head_sizes():
+        r.add("vllm", "kv_lora_rank + qk_rope_head_dim", latent, mla.get_supported_head_sizes(), "error",
+              f"vLLM's {name} on this CPU caches latents of these sizes only: serve on a GPU, or copy a verifier's MLA shape")
+    check_mla_serving(r, verifier, dtype, here=asked == "cpu", dense=False)
+
 def check_vllm(r:Report,           # the report the rows go to
                cfg:dict,           # the draft's config.json
                s:DraftSpec,        # the draft
@@ -192,6 +206,11 @@ def check_vllm(r:Report,           # the report the rows go to
     ok, why = vllm_eagle3_support(verifier.get("architectures") or [])
     if not ok:
         r.add("vllm", "verifier architectures", verifier.get("architectures"), "a SupportsEagle3 model class", "error", why)
+    if cfg.get("model_type") == "deepseek_v3":
+        r.add("vllm", "model_type", "deepseek_v3", "deepseek_v2", "error", f"vLLM {vllm.__version__}'s speculative config "
+              "turns a deepseek_v3 draft into a DeepSeek MTP draft before EAGLE-3 sees it: write model_type deepseek_v2 "
+              "(vLLM then builds Eagle3DeepseekV2ForCausalLM)")
+    if s.kv_lora_rank: return _check_mla_draft(r, s, verifier, device, dtype, asked)
     ok, why = head_size_support(s.head_dim, device)
     if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes", "error",
                      why + ": derive and train the draft with one of those")
@@ -252,10 +271,11 @@ def check_mla_serving(r:Report,           # the report the rows go to
                       verifier:dict,      # the verifier's config (an MLA text model)
                       dtype:str|None=None,# the dtype vLLM will serve in; None: bfloat16 or float32, whichever it can
                       here:bool=True,     # the user serves on this CPU (`--device cpu`); False: a note, not an error
+                      dense:bool=True,    # the draft's attention is dense (Llama); False: MLA, on the verifier's backend
                      ):
     "An MLA verifier and the dense draft in one vLLM engine on this CPU: backend, dtype, a common KV block size."
     dts = [dtype] if dtype else ["bfloat16", "float32"]
-    refused = [(dt, why) for dt in dts for ok, why in [mla_serving(verifier, dt)] if not ok]
+    refused = [(dt, why) for dt in dts for ok, why in [mla_serving(verifier, dt, draft=dense)] if not ok]
     sev = "error" if here and (dtype or len(refused) == len(dts)) else "warning"
     note = "" if here else " (this CPU only, and nobody asked to serve here: --device cpu judges it; a GPU serves the pair)"
     for dt, why in refused:
