@@ -15,7 +15,7 @@ from .derive import verifier_text_config, is_mla
 
 # %% auto #0
 __all__ = ['VLLM_ENV', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
-           'block16_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16',
+           'cpu_mla_args', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16',
            'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
@@ -80,7 +80,9 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    if cpu and draft and is_mla(verifier_text_config(model)): print(block16_line(dtype), flush=True)
+    if cpu and is_mla(verifier_text_config(model)):
+        kw |= cpu_mla_args(dtype)
+        if draft: print(mla_pair_line(dtype, draft), flush=True)
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
@@ -89,11 +91,19 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
         raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
 
-def block16_line(dtype:str)->str:
-    "The start-up line of a CPU engine that serves an MLA verifier with a draft: which KV blocks the pair shares."
-    if torch.cpu._is_amx_tile_supported() and dtype == "bfloat16": return "MLA verifier + draft: AMX_MLA, vLLM's blocks"
+def cpu_mla_args(dtype:str)->dict:
+    "vLLM arguments for an MLA verifier on a CPU: its reference kernel CPU_MLA for any dtype but bf16 (AMX_MLA: bf16 only)."
+    return {} if str(dtype).removeprefix("torch.") == "bfloat16" else {"attention_config": {"backend": "CPU_MLA"}}
+
+def mla_pair_line(dtype:str,            # the dtype vLLM serves in
+                  draft:str|Path,       # the draft directory (its config says its attention)
+                 )->str:
+    "The start-up line of a CPU engine serving an MLA verifier with a draft: the backends, the KV blocks, and why."
+    mla = "CPU_MLA" if cpu_mla_args(dtype) or not torch.cpu._is_amx_tile_supported() else "AMX_MLA"
+    if load_config(draft).get("kv_lora_rank"): return f"MLA verifier + MLA draft in {dtype}: both on {mla}, one KV layout"
+    if mla == "AMX_MLA": return f"MLA verifier + draft in {dtype}: AMX_MLA and the draft's CPU attention, vLLM's blocks"
     on = os.environ.get("EAGLE3_CPU_BLOCK16", "1") != "0"
-    return ("MLA verifier + draft: CPU_MLA and the draft's CPU attention in 16-token KV blocks, " +
+    return (f"MLA verifier + draft in {dtype}: CPU_MLA and the draft's CPU attention in 16-token KV blocks, " +
             ("declared by eagle3_nb's vLLM plugin (EAGLE3_CPU_BLOCK16=0 turns it off)" if on else
              "but EAGLE3_CPU_BLOCK16=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair"))
 

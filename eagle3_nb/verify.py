@@ -181,7 +181,7 @@ def check_self_consistency(r:Report, s:DraftSpec):
 def _check_mla_draft(r:Report, s:DraftSpec, verifier:dict, device:str, dtype:str|None, asked:str):
     "An MLA draft beside its MLA verifier: both on vLLM's MLA backend, so their KV blocks agree; the latent and dtype."
     if device != "cpu": return
-    name, mla = mla_backend(device)
+    name, mla = mla_backend(device, dtype or "bfloat16")
     if (latent := s.kv_lora_rank + s.qk_rope_head_dim) not in mla.get_supported_head_sizes():
         r.add("vllm", "kv_lora_rank + qk_rope_head_dim", latent, mla.get_supported_head_sizes(), "error",
               f"vLLM's {name} on this CPU caches latents of these sizes only: serve on a GPU, or copy a verifier's MLA shape")

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from .core import Eagle3Error, torch_dtype
 from .reference import DraftSpec
 from .derive import is_mla, verifier_text_config
-from .engine import vllm_env
+from .engine import cpu_mla_args, vllm_env
 
 # %% auto #0
 __all__ = ['BLOCK16', 'installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
@@ -192,12 +192,15 @@ def declare_cpu_block16()->bool:
     return 16 in sizes
 
 # %% ../nbs/03b_vllm_support.ipynb #b41ccff9
-def mla_backend(device:str="cpu"):
-    "(name, class) of the MLA attention backend the installed vLLM picks on this machine for `device`."
+def mla_backend(device:str="cpu",      # only cpu is asked
+                dtype:str="bfloat16",  # the dtype served: the package's engine asks for CPU_MLA for any but bf16
+               ):
+    "(name, class) of the MLA attention backend the installed vLLM serves with here for `device` and `dtype`."
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
     if device != "cpu": raise Eagle3Error(f"mla_backend: device {device!r} is not asked here; only cpu")
     from vllm.platforms.cpu import CpuPlatform
-    path = CpuPlatform.get_attn_backend_cls(None, SimpleNamespace(use_sparse=False, use_mla=True))
+    asked = AttentionBackendEnum[cpu_mla_args(dtype)["attention_config"]["backend"]] if cpu_mla_args(dtype) else None
+    path = CpuPlatform.get_attn_backend_cls(asked, SimpleNamespace(use_sparse=False, use_mla=True))
     e = next(b for b in AttentionBackendEnum if b.value == path)
     return e.name, e.get_class()
 
@@ -211,7 +214,7 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
     from vllm.v1.worker.utils import select_common_block_size
     tc, v = verifier_text_config(verifier), f"vLLM {vllm.__version__}"
     if device != "cpu": return True, f"not checked: {v}'s MLA backends are asked on cpu only"
-    name, mla = mla_backend(device)
+    name, mla = mla_backend(device, dtype)
     if torch_dtype(dtype) not in mla.supported_dtypes:
         takes = [str(d).removeprefix("torch.") for d in mla.supported_dtypes]
         return False, f"{v} on this CPU runs MLA with {name}, which takes {takes}, not {dtype}: serve in {takes[0]}"
