@@ -186,6 +186,12 @@ def test_train_logs_scalars_and_keeps_the_best_draft(tmp_path, run):
     best = json.loads((tmp_path/"t"/"best.json").read_text())
     assert abs(best["mean_acceptance_length"] - max(e.value for e in taus)) < 1e-5
     assert (tmp_path/"t"/"best"/"model.safetensors").exists() and best["heldout_samples"] == 1
+    ref = tmp_path/"ref"; ref.mkdir()   # a reference for this verifier (config only) with its own draft vocabulary
+    cfg = json.loads((fixture("references/speculators-0.9.0-eagle3-smollm2")/"config.json").read_text())
+    (ref/"config.json").write_text(json.dumps(cfg | {"draft_vocab_size": 2048}))
+    r = run("train", "--data", tmp_path/"hs", "--out", tmp_path/"t2", "--max-steps", "1", "--batch-size", "2", "--reference", ref)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert json.loads((tmp_path/"t2"/"draft"/"config.json").read_text())["draft_vocab_size"] == 2048   # the reference's
 
 def test_regenerate_with_prompts_the_verifier_writes(tmp_path, run):
     "`--prompts default+self`: half shipped prompts, half written by the verifier (stored next to --out), then answered."
