@@ -148,7 +148,7 @@ def load_checkpoint(path:str|Path,         # a training checkpoint (`checkpoint.
         raise CheckpointError(f"{path} holds more than tensors and plain data ({what[:160]}); it is not unpickled here, "
                               "since unpickling runs the code a file names. If you wrote it with an older eagle3_nb, "
                               f"rewrite it once as plain data: {UPGRADE.format(path=path)}; else train again") from None
-    except (RuntimeError, EOFError, OSError, ValueError, IndexError, KeyError) as e:
+    except Exception as e:   # bytes that are no checkpoint fail in many ways (struct, EOF, zip errors); none runs code
         raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:160]}); it was cut "
                               "short or is another kind of file: re-run training (it resumes from its last whole "
                               "checkpoint) or pass the right file") from None

@@ -185,6 +185,13 @@ ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCaus
 
 def _draft_config(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list):
     "The draft's transformers config from the verifier's text config `tc` and the chosen shape fields `ch`."
+    from huggingface_hub.errors import StrictDataclassError
+    try: return _config_of(tc, ch, aux, attention, dtype, notes)
+    except (TypeError, ValueError, StrictDataclassError) as e:   # transformers' own checks of a value passed on
+        raise CheckpointError(f"the verifier config's values do not make a draft config: {' '.join(str(e).split())[:300]}; "
+                              "correct that field in the verifier's config.json") from None
+
+def _config_of(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list):
     from transformers import DeepseekV2Config, LlamaConfig
     H, V = tc["hidden_size"], tc["vocab_size"]
     common = dict(architectures=[ATTENTIONS[attention]], hidden_size=H, num_attention_heads=ch["num_attention_heads"],

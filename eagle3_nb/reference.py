@@ -11,11 +11,11 @@ from pathlib import Path
 from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
 
 # %% auto #0
-__all__ = ['FIXTURES', 'INT_FIELDS', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES', 'PICKLE_SUFFIXES', 'LAYER_PREFIXES',
-           'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config', 'bad_value', 'check_config',
-           'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer', 'normalise_names',
-           'detect_format', 'DraftSpec', 'spec_from_config', 'spec_mismatches', 'spec_problems', 'inspect_draft',
-           'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table', 'diff_specs']
+__all__ = ['FIXTURES', 'INT_FIELDS', 'TOKEN_FIELDS', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES', 'PICKLE_SUFFIXES',
+           'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config', 'bad_value',
+           'check_config', 'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer',
+           'normalise_names', 'detect_format', 'DraftSpec', 'spec_from_config', 'spec_mismatches', 'spec_problems',
+           'inspect_draft', 'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table', 'diff_specs']
 
 # %% ../nbs/01_reference.ipynb #98300581
 FIXTURES = Path(str(files("eagle3_nb")/"fixtures"))
@@ -55,6 +55,7 @@ INT_FIELDS = {k: _SIZE for k in ("hidden_size", "num_attention_heads", "num_key_
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_intermediate_size", "n_routed_experts",
     "n_shared_experts", "num_experts_per_tok")} | {
     "num_hidden_layers": (1, 4096), "max_position_embeddings": (1, 1 << 31), "sliding_window": (1, 1 << 31)}
+TOKEN_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id")
 BOOL_FIELDS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "norm_before_residual", "norm_before_fc",
                "fc_norm", "norm_output")
 ACTIVATIONS = ("gelu", "gelu_fast", "gelu_new", "gelu_pytorch_tanh", "relu", "relu2", "silu", "swish", "quick_gelu",
@@ -75,6 +76,8 @@ def bad_value(k:str, v)->str|None:
     elif k == "rope_theta" and not _positive(v): return "expected a positive number, e.g. 10000.0"
     elif k in BOOL_FIELDS and type(v) is not bool: return "expected true or false"
     elif k == "hidden_act" and v not in ACTIVATIONS: return f"is no activation vLLM knows ({', '.join(ACTIVATIONS)})"
+    elif k in TOKEN_FIELDS and not all(type(i) is int and i >= 0 for i in (v if isinstance(v, list) else [v])):
+        return "expected a token id (an integer >= 0) or a list of them"
     return None
 
 # %% ../nbs/01_reference.ipynb #5ad222a5
