@@ -177,7 +177,6 @@ def kv_cache_support(verifier:dict,           # the verifier's config
 
 # %% ../nbs/03b_vllm_support.ipynb #c4447461
 BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch: 0 leaves vLLM's CPU attention as it ships
-_SHIPPED = {}                    # the block sizes vLLM's CPU attention declared before the plugin ran
 
 def declare_cpu_block16()->bool:
     "vLLM general plugin: vLLM's CPU attention declares the 16-token KV blocks its `vec16` kernel runs; True if declared."
@@ -185,7 +184,9 @@ def declare_cpu_block16()->bool:
     if not current_platform.is_cpu(): return False
     import torch
     from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend, _get_attn_isa
-    shipped = _SHIPPED.setdefault("sizes", CPUAttentionBackend.get_supported_kernel_block_sizes())
+    if not hasattr(CPUAttentionBackend, "shipped_block_sizes"):   # kept on the class: every caller sees what vLLM shipped
+        CPUAttentionBackend.shipped_block_sizes = CPUAttentionBackend.get_supported_kernel_block_sizes()
+    shipped = CPUAttentionBackend.shipped_block_sizes
     on = os.environ.get(BLOCK16, "1") != "0" and _get_attn_isa(torch.float32, 16) == "vec16"   # a kernel to declare
     sizes = [16, *shipped] if on and 16 not in shipped else shipped
     CPUAttentionBackend.get_supported_kernel_block_sizes = staticmethod(lambda kv_cache_spec=None: list(sizes))
