@@ -69,3 +69,17 @@ def test_chromium_renders_the_gpu_host_page(site, tmp_path):
     dom = chromium(tmp_path, "--dump-dom", (site/"10a_gpu_host.html").as_uri()).stdout
     for text in ("On a GPU host", "Kimi-K2.5", "v_head_dim=128", 'href="02_derive.html"'):
         assert text in dom, text
+
+def test_every_notebook_named_in_prose_exists():
+    "Every `NN_name` and 'notebook NN' in the notebooks and the README names a notebook that exists."
+    import glob, json, re
+    root = Path(__file__).resolve().parent.parent
+    stems = {Path(p).stem for p in glob.glob(str(root/"nbs"/"*.ipynb"))}
+    stale = []
+    for p in sorted(glob.glob(str(root/"nbs"/"*.ipynb"))) + [str(root/"README.md")]:
+        text = Path(p).read_text()
+        if p.endswith(".ipynb"): text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
+        stale += [(Path(p).name, m) for m in re.findall(r"`(\d\d[a-z]?_\w+)`", text) if m not in stems]
+        stale += [(Path(p).name, f"notebook {m}") for m in re.findall(r"\b(?:notebook|stage) (\d\d[a-z]?)\b", text)
+                  if not any(s.startswith(m + "_") for s in stems)]
+    assert stale == [], stale
