@@ -209,12 +209,14 @@ def flags_extract(s:argparse.ArgumentParser, settings:bool):
 def cmd_train(a)->int:
     "Train with training-time test (resumable); exports OUT/draft (vLLM-native); under torchrun DDP, or FSDP."
     from eagle3_nb.train import TrainConfig, train
+    from dataclasses import replace
     g = given(a, ("data", "out", *DRAFT_CONFIG_FLAGS))
+    cfg = TrainConfig(**g)   # the settings checked before any file is read
     ids = read_json(Path(a.data)/"manifest.json").get("aux_layer_ids")   # the layers the data hold are the draft's
     if not isinstance(ids, list): raise Eagle3Error(f"{a.data}/manifest.json names no aux_layer_ids: extract the data again")
-    vocab = g.get("draft_vocab_size") or (None if a.reference else TrainConfig.draft_vocab_size)   # a reference's wins
+    vocab = g.get("draft_vocab_size") or (None if a.reference else cfg.draft_vocab_size)   # a reference's wins
     d = derivation(a, draft_vocab_size=vocab, aux_layer_ids=ids)
-    r = train(a.data, d.config, a.out, TrainConfig(**{**g, "draft_vocab_size": d.config.draft_vocab_size}))
+    r = train(a.data, d.config, a.out, replace(cfg, draft_vocab_size=d.config.draft_vocab_size))
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
 

@@ -304,7 +304,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
           progress:bool=True,            # a progress bar (rank 0 only)
          )->dict:
     "Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports `out/draft`."
-    out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (notebook 04a)
+    out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (`07e_online`)
     stream = hasattr(ds, "release")
     check_data(ds.manifest, config)
     out.mkdir(parents=True, exist_ok=True)
