@@ -4,7 +4,7 @@
 
 # %% ../nbs/06a_convert.ipynb #ef5f9376
 from __future__ import annotations
-import json, warnings
+import warnings
 from pathlib import Path
 from safetensors.torch import save_file
 import torch

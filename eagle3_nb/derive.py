@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 from .core import DTYPE_NAMES, CheckpointError
-from .reference import (DraftSpec, TensorInfo, check_config, fixture, inspect_draft, load_config,
+from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load_config,
                                  rename_layer, spec_from_config)
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 

@@ -100,7 +100,6 @@ def load_verifier(path:str|Path|None=None,      # HF directory or Hub id; defaul
                   trust_remote_code:bool=False, # run the code the checkpoint ships (its tokenizer or model classes)
                  ):
     "The verifier model (eval mode) and its tokenizer."
-    import torch
     from transformers import AutoModelForCausalLM
     path = str(path or embedded_verifier())
     tok = load_tokenizer(path, trust_remote_code)

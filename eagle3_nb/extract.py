@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from .core import torch_dtype
 from .derive import resolve_aux_layer_ids, verifier_text_config
 from .embedded import load_tokenizer
-from .shards import (ExtractConfig, HiddenStates, _conversations, _encode, _manifest, _save_head, summarize,
+from .shards import (ExtractConfig, _conversations, _encode, _manifest, _save_head, summarize,
                               write_shard)
 
 # %% auto #0

@@ -4,14 +4,13 @@
 
 # %% ../nbs/06_model.ipynb #f4afad02
 from __future__ import annotations
-import json
 from pathlib import Path
 import torch
 from torch import nn
 from typing import TYPE_CHECKING
 from safetensors.torch import save_file
 from .core import DTYPE_NAMES, atomic_write, torch_dtype, write_json
-from .derive import derived_spec, expected_shapes
+from .derive import expected_shapes
 from .reference import TensorInfo, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
