@@ -61,7 +61,7 @@ def flags_derive(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
 
-DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention")   # what `draft_config_flags` adds: not settings
+DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention")   # `draft_config_flags`': no settings
 
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
@@ -70,8 +70,9 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
-    s.add_argument("--draft-attention", default="llama", choices=["llama", "mla"], help="the draft's attention: llama, "
-                   "or mla (an MLA verifier's own, served by vLLM as Eagle3DeepseekV2ForCausalLM)")
+    from eagle3_nb.derive import ATTENTIONS
+    s.add_argument("--draft-attention", default="llama", choices=sorted(ATTENTIONS), help="the draft's attention: "
+                   "llama, or mla (an MLA verifier's own, served by vLLM as Eagle3DeepseekV2ForCausalLM)")
 
 def verifier_of(a):
     "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."

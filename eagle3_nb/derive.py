@@ -16,8 +16,9 @@ if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a conf
 
 # %% auto #0
 __all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need',
-           'Verifier', 'verifier_text_config', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids',
-           'aux_ids_mismatch', 'Derivation', 'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
+           'Verifier', 'verifier_facts', 'verifier_text_config', 'default_aux_layer_ids', 'check_aux_layer_ids',
+           'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_config', 'derive_draft_config',
+           'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -89,9 +90,6 @@ class Verifier(str):
         "sha256 of its config.json's bytes: its identity in the manifests that resume checks compare."
         p = Path(self)
         return hashlib.sha256((p/"config.json" if p.is_dir() else p).read_bytes()).hexdigest()[:16]
-    def context(self, most:int=4096)->int:
-        "The verifier's context length, at most `most`."
-        return min(most, self.text.get("max_position_embeddings") or most)
     @property
     def num_hidden_layers(self)->int: return need(self.text, "num_hidden_layers")
     @property
@@ -100,12 +98,16 @@ class Verifier(str):
     def mla(self)->bool: return is_mla(self.text)
 
 # %% ../nbs/02_derive.ipynb #f4d2e605
-def verifier_text_config(verifier:dict|str|Path, # a `Verifier`, a config dict, a directory, a config.json or a Hub repo id
-                        )->dict:
+def verifier_facts(verifier:dict|str|Path, # a `Verifier`, a config dict, a directory, a config.json or a Hub repo id
+                  )->VerifierFacts:
+    "The text model's fields of a verifier and where they were found: a `Verifier`'s own, else read and checked now."
+    if isinstance(verifier, dict): return text_config(verifier)
+    v = Verifier(verifier)   # itself, where it is one
+    return VerifierFacts(v.text, v.notes)
+
+def verifier_text_config(verifier:dict|str|Path)->dict:
     "The text model's fields of a verifier, wherever its config is: the one reader every stage uses."
-    if isinstance(verifier, Verifier): return verifier.text
-    return text_config(verifier if isinstance(verifier, dict) else load_config(verifier), f"verifier config {verifier}"
-                       if not isinstance(verifier, dict) else "verifier config").config
+    return verifier_facts(verifier).config
 
 # %% ../nbs/02_derive.ipynb #1ff3cd09
 def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
@@ -227,7 +229,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                        ):
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
     if attention not in ATTENTIONS: raise CheckpointError(f"attention {attention!r}: choose one of {sorted(ATTENTIONS)}")
-    vf = text_config(verifier if isinstance(verifier, dict) else load_config(verifier))
+    vf = verifier_facts(verifier)
     tc, notes = vf.config, list(vf.notes)
     if attention == "mla" and not is_mla(tc):
         raise CheckpointError("attention mla copies the verifier's MLA shape (kv_lora_rank, qk_nope_head_dim, "

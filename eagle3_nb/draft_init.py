@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import torch
 from .shards import HiddenStates
 from .core import Eagle3Error
-from .model import Eagle3Draft, draft_vocab
+from .model import Eagle3Draft, draft_vocab, mla_draft
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
@@ -32,7 +32,7 @@ def build_draft(config:LlamaConfig,        # the derived draft config
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float() * norm_init_scale)
-    if copy_heads and getattr(config, "kv_lora_rank", None) is None: copy_init(m, ds, copy_heads, copy_scale, seed=seed)
+    if copy_heads and not mla_draft(config): copy_init(m, ds, copy_heads, copy_scale, seed=seed)
     return m   # an MLA draft starts plainly random: copy heads are built from Llama's per-head k/v projections
 
 # %% ../nbs/07b_draft_init.ipynb #8fb0919b

@@ -14,7 +14,7 @@ from .reference import load_config
 from .derive import verifier_text_config, is_mla
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
+__all__ = ['VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
            'cpu_mla_args', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16',
            'precision_reason', 'auto_dtype']
 
@@ -91,6 +91,8 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
         raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
 
+BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch of the package's vLLM plugin: 0 leaves vLLM's CPU attention as it ships
+
 def cpu_mla_args(dtype:str)->dict:
     "vLLM arguments for an MLA verifier on a CPU: its reference kernel CPU_MLA for any dtype but bf16 (AMX_MLA: bf16 only)."
     return {} if str(dtype).removeprefix("torch.") == "bfloat16" else {"attention_config": {"backend": "CPU_MLA"}}
@@ -102,10 +104,10 @@ def mla_pair_line(dtype:str,            # the dtype vLLM serves in
     mla = "CPU_MLA" if cpu_mla_args(dtype) or not torch.cpu._is_amx_tile_supported() else "AMX_MLA"
     if load_config(draft).get("kv_lora_rank"): return f"MLA verifier + MLA draft in {dtype}: both on {mla}, one KV layout"
     if mla == "AMX_MLA": return f"MLA verifier + draft in {dtype}: AMX_MLA and the draft's CPU attention, vLLM's blocks"
-    on = os.environ.get("EAGLE3_CPU_BLOCK16", "1") != "0"
+    on = os.environ.get(BLOCK16, "1") != "0"
     return (f"MLA verifier + draft in {dtype}: CPU_MLA and the draft's CPU attention in 16-token KV blocks, " +
-            ("declared by eagle3_nb's vLLM plugin (EAGLE3_CPU_BLOCK16=0 turns it off)" if on else
-             "but EAGLE3_CPU_BLOCK16=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair"))
+            (f"declared by eagle3_nb's vLLM plugin ({BLOCK16}=0 turns it off)" if on else
+             f"but {BLOCK16}=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair"))
 
 def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
     "One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture, the dtype and vLLM's words."

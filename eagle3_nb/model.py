@@ -15,8 +15,8 @@ from .reference import TensorInfo, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
 # %% auto #0
-__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_layer_config', 'draft_attention',
-           'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask', 'export_vllm']
+__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_draft', 'mla_layer_config',
+           'draft_attention', 'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask', 'export_vllm']
 
 # %% ../nbs/06_model.ipynb #f63bebac
 def draft_vocab(counts:torch.Tensor, # (V,) counts of loss-masked verifier token ids
@@ -54,6 +54,10 @@ def bucket_rows(model:nn.Module)->nn.Module:
 
 
 # %% ../nbs/06_model.ipynb #7d7849ae
+def mla_draft(config)->bool:
+    "Whether a draft config is an MLA draft's (`Eagle3DeepseekV2ForCausalLM`: it has `kv_lora_rank`)."
+    return getattr(config, "kv_lora_rank", None) is not None
+
 def mla_layer_config(config):
     "transformers' DeepSeek-V3 config for an MLA draft's layer: its attention as vLLM computes it (GPT-J-style rope)."
     from transformers import DeepseekV3Config
@@ -66,7 +70,7 @@ def mla_layer_config(config):
 
 def draft_attention(config)->nn.Module:
     "The draft's attention over [embedding ; hidden] (2H inputs): Llama's, or DeepSeek's MLA for an MLA draft."
-    if getattr(config, "kv_lora_rank", None) is None:
+    if not mla_draft(config):
         from transformers.models.llama.modeling_llama import LlamaAttention
         attn, inputs = LlamaAttention(config, layer_idx=0), ("q_proj", "k_proj", "v_proj")
     else:
@@ -85,8 +89,7 @@ class Eagle3DecoderLayer(nn.Module):
         super().__init__()
         H = config.hidden_size
         self.self_attn = draft_attention(config)
-        mla = getattr(config, "kv_lora_rank", None) is not None
-        self.mlp = DeepseekV3MLP(mla_layer_config(config)) if mla else LlamaMLP(config)   # gate, up, down either way
+        self.mlp = DeepseekV3MLP(mla_layer_config(config)) if mla_draft(config) else LlamaMLP(config)   # gate, up, down
         norms = (LlamaRMSNorm(H, eps=config.rms_norm_eps) for _ in range(3))
         self.input_layernorm, self.hidden_norm, self.post_attention_layernorm = norms
         self.norm_before_residual = bool(getattr(config, "norm_before_residual", False))
@@ -134,7 +137,7 @@ class Eagle3Draft(nn.Module):
         self.lm_head = nn.Linear(H, config.draft_vocab_size, bias=False)
         self.register_buffer("d2t", torch.zeros(config.draft_vocab_size, dtype=torch.long))
         self.register_buffer("t2d", torch.zeros(config.vocab_size, dtype=torch.bool))
-        if getattr(config, "kv_lora_rank", None) is None: self.rotary_emb = LlamaRotaryEmbedding(config)
+        if not mla_draft(config): self.rotary_emb = LlamaRotaryEmbedding(config)
         else:   # an MLA draft ropes its qk_rope_head_dim part only
             from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
             self.rotary_emb = DeepseekV3RotaryEmbedding(mla_layer_config(config))

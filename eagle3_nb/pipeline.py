@@ -10,7 +10,7 @@ from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
-from .derive import Verifier, derive_draft_config, derived_spec
+from .derive import ATTENTIONS, Verifier, derive_draft_config, derived_spec
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -62,8 +62,8 @@ class RunConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
-        if self.draft_attention not in ("llama", "mla"):
-            raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose llama or mla")
+        if self.draft_attention not in ATTENTIONS:
+            raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose one of {sorted(ATTENTIONS)}")
         if self.capture not in ("auto", "decode", "connector", "extract"):
             raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
 
@@ -150,7 +150,8 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
-            "draft_overrides": "train", "draft_attention": "train", "prompt_source": "regenerate", "capture": "regenerate", "prompts": "regenerate",
+            "draft_overrides": "train", "draft_attention": "train", "prompt_source": "regenerate", "capture": "regenerate",
+            "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
             "eval_max_tokens": "evaluate",
             "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",

@@ -70,8 +70,10 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
     if p.suffix == ".jsonl": raw = [(i + 1, l) for i, l in enumerate(_utf8(p).splitlines()) if l.strip()]
     elif p.suffix == ".json":
         try: rows = json.loads(_utf8(p))
-        except ValueError as e: raise Eagle3Error(f"{p} is not JSON ({e}): fix it, or give one record a line (.jsonl)") from None
-        if not isinstance(rows, list): raise Eagle3Error(f"{p} holds a JSON {type(rows).__name__}: a list of records is expected")
+        except ValueError as e:
+            raise Eagle3Error(f"{p} is not JSON ({e}): fix it, or give one record a line (.jsonl)") from None
+        if not isinstance(rows, list):
+            raise Eagle3Error(f"{p} holds a JSON {type(rows).__name__}: a list of records is expected")
         raw = list(enumerate(rows, 1))
     else:
         import datasets

@@ -297,7 +297,8 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
         rms_norm_eps=layer.get("rms_norm_eps", 1e-6), rope_theta=layer.get("rope_theta", rope.get("rope_theta")),
         hidden_act=layer.get("hidden_act", "silu"), attention_bias=bool(layer.get("attention_bias", False)),
         dtype=cfg.get("dtype") or cfg.get("torch_dtype") or layer.get("dtype"),
-        layer_prefix=_layer_prefix(tensors), source=source, **mla, tensors=normalise_names(tensors) if tensors is not None else None)
+        layer_prefix=_layer_prefix(tensors), source=source, **mla,
+        tensors=normalise_names(tensors) if tensors is not None else None)
 
 # %% ../nbs/01_reference.ipynb #054abef6
 def spec_mismatches(s:DraftSpec)->list[tuple]:

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 from .core import Eagle3Error, torch_dtype
 from .reference import DraftSpec
 from .derive import is_mla, verifier_text_config
-from .engine import cpu_mla_args, vllm_env
+from .engine import BLOCK16, cpu_mla_args, vllm_env
 
 # %% auto #0
-__all__ = ['BLOCK16', 'installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
+__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
            'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'mla_backend', 'mla_serving', 'mla_dtype',
            'serving_dtype', 'moe_routing']
 
@@ -176,8 +176,6 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"
 
 # %% ../nbs/03b_vllm_support.ipynb #c4447461
-BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch: 0 leaves vLLM's CPU attention as it ships
-
 def declare_cpu_block16()->bool:
     "vLLM general plugin: vLLM's CPU attention declares the 16-token KV blocks its `vec16` kernel runs; True if declared."
     from vllm.platforms import current_platform
@@ -200,8 +198,9 @@ def mla_backend(device:str="cpu",      # only cpu is asked
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
     if device != "cpu": raise Eagle3Error(f"mla_backend: device {device!r} is not asked here; only cpu")
     from vllm.platforms.cpu import CpuPlatform
-    asked = AttentionBackendEnum[cpu_mla_args(dtype)["attention_config"]["backend"]] if cpu_mla_args(dtype) else None
-    path = CpuPlatform.get_attn_backend_cls(asked, SimpleNamespace(use_sparse=False, use_mla=True))
+    asked = cpu_mla_args(dtype).get("attention_config")   # the backend the engine asks for, as the engine asks
+    path = CpuPlatform.get_attn_backend_cls(asked and AttentionBackendEnum[asked["backend"]],
+                                            SimpleNamespace(use_sparse=False, use_mla=True))
     e = next(b for b in AttentionBackendEnum if b.value == path)
     return e.name, e.get_class()
 
