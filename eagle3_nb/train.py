@@ -141,11 +141,11 @@ class Plan:
         return e, {self.pool[j] for b in self.epoch(e)[:i] for j in b}
 
 # %% ../nbs/07_train.ipynb #f65155d3
-def _dist()->tuple[int, int]:
-    "(rank, world size); joins the process group when launched by torchrun (gloo on CPU, NCCL on GPU)."
+def _dist(device:str)->tuple[int, int]:
+    "(rank, world size); joins the process group when launched by torchrun (NCCL for CUDA devices, else gloo)."
     import torch.distributed as dist
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
     return (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
 
 def _fsdp(model:Eagle3Draft):
@@ -308,7 +308,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     stream = hasattr(ds, "release")
     check_data(ds.manifest, config)
     out.mkdir(parents=True, exist_ok=True)
-    rank, world = _dist()                                             # under torchrun each rank takes its share of a batch
+    rank, world = _dist(cfg.device)                                   # under torchrun each rank takes its share of a batch
     cfg = _rank_config(cfg, config, world)
     if stream and (world > 1 or cfg.eval_every or cfg.shuffle != "shard"):
         raise Eagle3Error("online training runs in one process, with shuffle='shard' and eval_every=0")

@@ -1,4 +1,5 @@
-"Every notebook, run by nbdev's own runner: cells flagged with `tst_flags` (slow, cuda) are skipped unless named in $EAGLE3_TEST_FLAGS."
+"""Every notebook, run by nbdev's own runner: `slow` cells are skipped unless $EAGLE3_TEST_FLAGS names them; `cuda` cells
+always run, on the GPU where torch sees one, else on the CPU (`core.gpu_or_cpu`), so their code cannot rot here."""
 import os
 from pathlib import Path
 import pytest
@@ -8,7 +9,7 @@ from nbdev.test import test_nb as run_nb
 ROOT = Path(__file__).resolve().parent.parent
 NBS = sorted(p for p in (ROOT/"nbs").glob("*.ipynb") if not p.name.startswith("_"))
 FLAGS = [f for f in get_config(path=ROOT).tst_flags.split() if f]   # space-separated, as `nbdev_test` reads them
-FORCE = [f for f in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",") if f]
+FORCE = [f for f in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",") if f] + ["cuda"]
 
 def test_found_notebooks(): assert len(NBS) >= 4, NBS
 
