@@ -207,7 +207,11 @@ def _config_of(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list)
         cfg = LlamaConfig(num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], mlp_bias=False, **common)
         assert cfg.head_dim == cfg.to_dict()["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
         return cfg
-    mla = {k: tc.get(k) for k in ("q_lora_rank", *MLA_FIELDS)}   # q_lora_rank None: one q_proj instead of q_a/q_b
+    mla = {k: tc.get(k) for k in ("q_lora_rank", *MLA_FIELDS)}
+    if mla["q_lora_rank"] is None:   # full-rank queries (one q_proj): vLLM's EAGLE-3 MLA layer has no such form
+        mla["q_lora_rank"] = H
+        notes.append(f"q_lora_rank {H} (hidden_size): the verifier's queries are full rank (q_lora_rank None), and vLLM's "
+                     "EAGLE-3 MLA draft loads q_a_proj fused with kv_a_proj_with_mqa, so its queries go through a rank")
     notes.append(f"attention mla: the verifier's MLA shape copied ({', '.join(f'{k}={v}' for k, v in mla.items())}), "
                  f"{ch['num_attention_heads']} heads; model_type deepseek_v2 (vLLM turns a deepseek_v3 draft into an MTP "
                  "draft), an MLP where the verifier has experts (as vLLM builds the draft)")

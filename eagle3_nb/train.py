@@ -16,7 +16,7 @@ from .core import Eagle3Error, atomic_write, load_checkpoint, read_json, write_j
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .shards import HiddenStates
-from .model import Eagle3Draft, export_vllm
+from .model import Eagle3Draft, export_vllm, mla_draft
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
 from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
@@ -208,7 +208,8 @@ def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
     "AdamW groups: `fc` and attention at `lr * attn_lr_scale`, the other trainable parameters at `lr`."
     params = [p for p in model.parameters() if p.requires_grad]
     slow = {id(p) for n, p in model.named_parameters() if n.startswith("fc.") or ".self_attn." in n}
-    return [{"params": [p for p in params if id(p) in slow], "lr": cfg.lr * cfg.attn_lr_scale},
+    scale = 1.0 if cfg.copy_heads and mla_draft(model.config) else cfg.attn_lr_scale   # no copy start to keep (MLA)
+    return [{"params": [p for p in params if id(p) in slow], "lr": cfg.lr * scale},
             {"params": [p for p in params if id(p) not in slow], "lr": cfg.lr}]
 
 # %% ../nbs/07_train.ipynb #e0cc4dce

@@ -179,7 +179,13 @@ def check_self_consistency(r:Report, s:DraftSpec):
 
 # %% ../nbs/08_verify.ipynb #0637bef2
 def _check_mla_draft(r:Report, s:DraftSpec, verifier:dict, device:str, dtype:str|None, asked:str):
-    "An MLA draft beside its MLA verifier: both on vLLM's MLA backend, so their KV blocks agree; the latent and dtype."
+    "An MLA draft beside its MLA verifier: the weights vLLM's EAGLE-3 MLA layer loads; on a CPU, the latent and dtype."
+    from vllm.model_executor.models.deepseek_eagle3 import DeepseekV2Eagle3Model
+    fused = DeepseekV2Eagle3Model.hf_to_vllm_mapper.orig_to_new_stacked.get(".kv_a_proj_with_mqa")
+    if s.q_lora_rank is None and fused:
+        r.add("vllm", "q_lora_rank", None, "an integer", "error", f"vLLM loads an EAGLE-3 MLA draft's kv_a_proj_with_mqa "
+              f"into {fused[0].lstrip('.')} with q_a_proj, which a draft with full-rank queries lacks: derive the draft "
+              "again (it sets q_lora_rank)")
     if device != "cpu": return
     name, mla = mla_backend(device, dtype or "bfloat16")
     if (latent := s.kv_lora_rank + s.qk_rope_head_dim) not in mla.get_supported_head_sizes():
