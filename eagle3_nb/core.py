@@ -271,7 +271,7 @@ def torch_threads(n:int): # threads torch uses inside the block
     finally: set_threads(was)
 
 
-# %% ../nbs/00_core.ipynb #80e69e51
+# %% ../nbs/00_core.ipynb #955fa5a6
 def gpu_or_cpu()->str:
     "The device a `#| cuda` cell checks: 'cuda' where torch sees a GPU, else 'cpu' (its code still runs, on the CPU)."
     import torch
