@@ -34,7 +34,9 @@ def build(out: Path, text: Path):
     tiny_tower = dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=2, intermediate_size=128, mm_hidden_size=64)
     cfg = Kimi_K25Config(text_config=AutoConfig.from_pretrained(text).to_dict(), vision_config=tiny_tower).to_dict()
     out.mkdir(parents=True, exist_ok=True)
-    (out/"config.json").write_text(json.dumps({**cfg, "architectures": ["KimiK25ForConditionalGeneration"]}, indent=1))
+    cfg |= {"architectures": ["KimiK25ForConditionalGeneration"],   # vLLM's name, and a field Kimi-K2.5's own config has
+            "media_placeholder_token_id": cfg["image_token_id"]}     # (vLLM's EAGLE-3 proposer reads it)
+    (out/"config.json").write_text(json.dumps(cfg, indent=1))
     (out/"preprocessor_config.json").write_text(json.dumps({"media_proc_cfg": MEDIA}))
     weights = {}
     for f in sorted(text.glob("*.safetensors")): weights.update(load_file(f))
