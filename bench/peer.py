@@ -54,14 +54,14 @@ if __name__ == "__main__":
     ours = run(cfg, root/"eagle3")                                           # 1. data and eagle3_nb's draft
     hs, draft = root/"eagle3"/"hidden_states", root/"eagle3"/"train"/"draft"
     steps, batch = len(read_json(root/"eagle3"/"train"/"history.json")), cfg.train.batch_size
-    lens = HiddenStates(hs).lengths()
+    ds = HiddenStates(hs); lens = ds.lengths()
     tokens_per_step = round(batch * sum(lens) / len(lens))
     data, save = root/"speculators"/"data", root/"speculators"/"train"
     check = json.loads(peer(a.peer_python, "peer_data.py", hs, draft, data, log=root/"peer_data.log"))   # 2.
     print(f"converted: {check['samples']} samples, {check['tokens']} tokens, largest difference read back by "
           f"speculators: {check['max_abs_difference']}", flush=True)
     assert check["max_abs_difference"] == 0.0, check
-    aux = HiddenStates(hs).manifest["aux_layer_ids"]
+    aux = ds.manifest["aux_layer_ids"]
     t0 = time.perf_counter()                                                   # 3.
     if not (save/"done.json").exists():
         peer(a.peer_python, "peer_train.py", "--speculator-type", "eagle3", "--verifier-name-or-path", verifier,
