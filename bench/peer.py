@@ -51,9 +51,11 @@ if __name__ == "__main__":
     a = ap.parse_args()
     root, verifier = Path(a.run_dir), embedded_verifier()
     cfg = run_config("demo", prompts=a.prompts, eval_prompts=a.eval_prompts)
-    ours = run(cfg, root/"eagle3")                                           # 1. data and eagle3_nb's draft
+    run(cfg, root/"eagle3")                                                   # 1. data and eagle3_nb's draft
     hs, draft = root/"eagle3"/"hidden_states", root/"eagle3"/"train"/"draft"
-    steps, batch = len(read_json(root/"eagle3"/"train"/"history.json")), cfg.train.batch_size
+    hist = json.loads((root/"eagle3"/"train"/"history.json").read_text())   # a row per step, with its wall seconds
+    if "seconds" not in hist[-1]: sys.exit(f"{root}/eagle3/train predates timed history rows: remove it and run again")
+    steps, batch, our_secs = len(hist), cfg.train.batch_size, hist[-1]["seconds"]
     ds = HiddenStates(hs); lens = ds.lengths()
     tokens_per_step = round(batch * sum(lens) / len(lens))
     data, save = root/"speculators"/"data", root/"speculators"/"train"
@@ -73,7 +75,6 @@ if __name__ == "__main__":
              "--num-workers", 1, "--log-freq", 20, "--seed", cfg.train.seed, log=root/"peer_train.log")
         write_json(save/"done.json", {"seconds": time.perf_counter() - t0})
     peer_secs, peer_draft = read_json(save/"done.json")["seconds"], newest_checkpoint(save)
-    our_secs = ours["seconds"]["train"]
     sets = {"held-out": [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.eval_prompts)],
             "hand-written": [r["messages"][0]["content"] for r in prompt_records("handwritten", "heldout")]}
     res = {"steps": steps, "tokens_per_step": tokens_per_step, "aux_layer_ids": aux, "ttt_steps": cfg.train.ttt_steps,

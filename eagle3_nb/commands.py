@@ -70,9 +70,10 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
-    from eagle3_nb.derive import ATTENTIONS
-    s.add_argument("--draft-attention", default="llama", choices=sorted(ATTENTIONS), help="the draft's attention: "
-                   "llama, or mla (an MLA verifier's own, served by vLLM as Eagle3DeepseekV2ForCausalLM)")
+    from eagle3_nb.derive import ATTENTIONS, DRAFT_ATTENTION
+    s.add_argument("--draft-attention", default=DRAFT_ATTENTION, choices=["auto", *sorted(ATTENTIONS)],
+                   help="the draft's attention: llama, mla (an MLA verifier's own, served by vLLM as "
+                   "Eagle3DeepseekV2ForCausalLM), or auto: a reference's kind, else the verifier's")
 
 def verifier_of(a):
     "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."

@@ -15,10 +15,10 @@ from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'VerifierFacts', 'text_config', 'is_mla', 'resolve_head_dim', 'need',
-           'Verifier', 'verifier_facts', 'verifier_text_config', 'default_aux_layer_ids', 'check_aux_layer_ids',
-           'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_config', 'derive_draft_config',
-           'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'DRAFT_ATTENTION', 'VerifierFacts', 'text_config', 'is_mla',
+           'resolve_head_dim', 'need', 'Verifier', 'verifier_facts', 'verifier_text_config', 'default_aux_layer_ids',
+           'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind',
+           'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -184,6 +184,17 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
 
 # %% ../nbs/02_derive.ipynb #68a2b865
 ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
+DRAFT_ATTENTION = "auto"   # the default everywhere: a reference's kind, else the verifier's own (MLA for an MLA verifier)
+
+def draft_kind(attention:str, tc:dict, ref:DraftSpec|None=None)->tuple[str, str|None]:
+    "The draft attention `attention` stands for (auto: the reference's, else the verifier's kind), and a note on auto."
+    if attention != "auto": return attention, None
+    if ref is not None:
+        kind = "mla" if ref.kv_lora_rank else "llama"
+        return kind, f"attention auto -> {kind}: the reference's"
+    if is_mla(tc): return "mla", ("attention auto -> mla: the verifier's own (at equal data and steps an MLA draft gained "
+                                  "more acceptance than a Llama-attention one on an MLA verifier; attention='llama' for that)")
+    return "llama", None
 
 def _draft_config(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list):
     "The draft's transformers config from the verifier's text config `tc` and the chosen shape fields `ch`."
@@ -229,12 +240,16 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                         norm_before_residual:bool|None=None,# default: the reference's, else False
                         dtype:str="bfloat16",               # dtype the draft is written in
                         overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
-                        attention:str="llama",              # the draft's attention: llama, or mla (an MLA verifier's own)
+                        attention:str=DRAFT_ATTENTION,      # llama, mla (an MLA verifier's own), or auto (`draft_kind`)
                        ):
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
-    if attention not in ATTENTIONS: raise CheckpointError(f"attention {attention!r}: choose one of {sorted(ATTENTIONS)}")
+    if attention != "auto" and attention not in ATTENTIONS:
+        raise CheckpointError(f"attention {attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
     vf = verifier_facts(verifier)
     tc, notes = vf.config, list(vf.notes)
+    ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)
+    attention, why = draft_kind(attention, tc, ref)
+    if why: notes.append(why)
     if attention == "mla" and not is_mla(tc):
         raise CheckpointError("attention mla copies the verifier's MLA shape (kv_lora_rank, qk_nope_head_dim, "
                               "qk_rope_head_dim, v_head_dim), and this verifier has plain attention: use attention llama")
@@ -251,7 +266,6 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     if reference is not None:
         asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,
                      norm_before_residual=norm_before_residual)
-        ref = reference if isinstance(reference, DraftSpec) else inspect_draft(reference)
         _apply_reference(ch, ref, H, V, notes, given={k for k, v in asked.items() if v is not None})
     aux = check_aux_layer_ids(ch["aux_layer_ids"], L)
     if ch["draft_vocab_size"] > V:

@@ -12,7 +12,7 @@ from .model import Eagle3Draft, draft_vocab, mla_draft
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['build_draft', 'token_probe', 'low_freq_dims', 'copy_init']
+__all__ = ['build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'mla_copy_heads']
 
 # %% ../nbs/07b_draft_init.ipynb #5a91a7f5
 def build_draft(config:LlamaConfig,        # the derived draft config
@@ -32,8 +32,8 @@ def build_draft(config:LlamaConfig,        # the derived draft config
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float() * norm_init_scale)
-    if copy_heads and not mla_draft(config): copy_init(m, ds, copy_heads, copy_scale, seed=seed)
-    return m   # an MLA draft starts plainly random: copy heads are built from Llama's per-head k/v projections
+    if copy_heads: copy_init(m, ds, copy_heads, copy_scale, seed=seed)
+    return m
 
 # %% ../nbs/07b_draft_init.ipynb #8fb0919b
 def token_probe(ds:HiddenStates,     # the extracted data
@@ -65,17 +65,18 @@ def low_freq_dims(model:Eagle3Draft,  # the draft (its rotary frequencies)
 def copy_init(model:Eagle3Draft, # a fresh draft
               ds:HiddenStates,   # the extracted data (for the token probe)
               heads:int,         # KV heads started as copy heads
-              scale:float=3.0,   # key scale of the copy heads
-              q_scale:float=4.0, # query scale of the copy heads
+              scale:float=3.0,   # size of the copy heads' output
+              q_scale:float=4.0, # query scale of a Llama draft's copy heads (an MLA draft's come out of a normed latent)
               seed:int=0,        # seed of the random parts
              )->Eagle3Draft:
     "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
     c, att = model.config, model.midlayer.self_attn
-    H, hd, groups = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads
     if not 0 < heads <= c.num_key_value_heads:
         raise Eagle3Error(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
     model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight, prep=model.fc_input))   # states as fc reads them
-    D, g = low_freq_dims(model), torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)
+    if mla_draft(c): return mla_copy_heads(model, heads, scale, g)
+    H, hd, groups, D = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads, low_freq_dims(model)
     for kv in range(heads):
         P = torch.linalg.qr(torch.randn(H, len(D), generator=g))[0].T    # (|D|, H): token identity -> matching space
         V = torch.linalg.qr(torch.randn(H, hd, generator=g))[0].T        # (hd, H): embedding -> value space
@@ -87,4 +88,32 @@ def copy_init(model:Eagle3Draft, # a fresh draft
             att.q_proj.weight[q] = 0
             att.q_proj.weight[[h * hd + j for j in D], :H] = q_scale * P   # queries: the embedding half
             att.o_proj.weight[:, q] = scale / groups * V.T
+    return model
+
+# %% ../nbs/07b_draft_init.ipynb #31d445dc
+@torch.no_grad()
+def mla_copy_heads(model:Eagle3Draft,  # a fresh MLA draft, `fc` already the token probe
+                   heads:int,          # copy heads
+                   scale:float,        # size of the copy heads' output
+                   g:torch.Generator,  # the random orthonormal projections' source
+                  )->Eagle3Draft:
+    "An MLA draft's copy heads: each owns a block of both latents (its no-rope query and key); one block holds values."
+    c, att = model.config, model.midlayer.self_attn
+    H, nope, dv, r = c.hidden_size, c.qk_nope_head_dim, c.v_head_dim, c.kv_lora_rank
+    if not hasattr(att, "q_a_proj"): raise Eagle3Error("MLA copy heads need q_lora_rank set (as vLLM's draft layer does)")
+    m = min(nope, c.q_lora_rank // heads, (r - dv) // heads)       # matching dimensions per head: as many as fit
+    if m < 8: raise Eagle3Error(f"copy heads {heads}: q_lora_rank {c.q_lora_rank} and kv_lora_rank {r} leave {m} matching "
+                                "dimensions per head (8 at least); choose fewer copy heads")
+    qk, kvh, vals = nope + c.qk_rope_head_dim, nope + dv, slice(heads * m, heads * m + dv)
+    kva, qa, qb, kvb = att.kv_a_proj_with_mqa.weight, att.q_a_proj.weight, att.q_b_proj.weight, att.kv_b_proj.weight
+    V = torch.linalg.qr(torch.randn(H, dv, generator=g))[0].T     # (dv, H): embedding -> value space
+    kva[vals] = 0; kva[vals, :H] = V                               # the value block: the embedding (next token) half
+    for h in range(heads):
+        P, b = torch.linalg.qr(torch.randn(H, m, generator=g))[0].T, slice(h * m, (h + 1) * m)   # (m, H), its block
+        kva[b] = 0; kva[b, H:] = P                                 # keys: the fused hidden (current token) half
+        qa[b] = 0; qa[b, :H] = P                                   # queries: the embedding half
+        qb[h * qk:(h + 1) * qk] = 0; qb[h * qk:h * qk + m, b] = torch.eye(m)    # head h's no-rope query; rope part 0
+        kvb[h * kvh:(h + 1) * kvh] = 0; kvb[h * kvh:h * kvh + m, b] = torch.eye(m)   # head h's no-rope key
+        kvb[h * kvh + nope:(h + 1) * kvh, vals] = torch.eye(dv)   # head h's value
+        att.o_proj.weight[:, h * dv:(h + 1) * dv] = scale * V.T
     return model

@@ -10,7 +10,7 @@ from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
-from .derive import ATTENTIONS, Verifier, derive_draft_config, derived_spec
+from .derive import ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -49,7 +49,8 @@ class RunConfig:
     capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     draft_overrides: dict = field(default_factory=dict) # fields forced into the derived config (fc_norm; failure modes)
-    draft_attention: str = "llama"  # llama, or mla: an MLA verifier's own attention (vLLM's Eagle3DeepseekV2ForCausalLM)
+    draft_attention: str = DRAFT_ATTENTION  # llama, mla (an MLA verifier's own: Eagle3DeepseekV2ForCausalLM), auto: the
+                                    # reference's kind, else the verifier's
     engine: EngineConfig = field(default_factory=EngineConfig)
     regenerate: RegenConfig = field(default_factory=lambda: RegenConfig(backend="vllm"))
     extract: ExtractConfig = field(default_factory=ExtractConfig)
@@ -62,8 +63,8 @@ class RunConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
-        if self.draft_attention not in ATTENTIONS:
-            raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose one of {sorted(ATTENTIONS)}")
+        if self.draft_attention != "auto" and self.draft_attention not in ATTENTIONS:
+            raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
         if self.capture not in ("auto", "decode", "connector", "extract"):
             raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
 
@@ -276,7 +277,7 @@ def preflight(cfg:RunConfig, # the run's settings
 def _speculators_copy(draft:Path, cfg:RunConfig)->str:
     "The draft in speculators' format too, where that format has one (speculators 0.9.0 has no MLA EAGLE-3 draft)."
     from eagle3_nb.convert import convert_draft
-    if cfg.draft_attention == "mla": return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
+    if read_json(draft/"config.json").get("kv_lora_rank"): return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
     vc = load_config(cfg.verifier)
     out = convert_draft(draft, draft.parent/"draft-speculators", "speculators",
                         verifier=vc.get("_name_or_path") or vc.get("name_or_path") or cfg.verifier)

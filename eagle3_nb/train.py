@@ -16,7 +16,7 @@ from .core import Eagle3Error, atomic_write, load_checkpoint, read_json, write_j
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .shards import HiddenStates
-from .model import Eagle3Draft, export_vllm, mla_draft
+from .model import Eagle3Draft, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
 from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
@@ -208,8 +208,7 @@ def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
     "AdamW groups: `fc` and attention at `lr * attn_lr_scale`, the other trainable parameters at `lr`."
     params = [p for p in model.parameters() if p.requires_grad]
     slow = {id(p) for n, p in model.named_parameters() if n.startswith("fc.") or ".self_attn." in n}
-    scale = 1.0 if cfg.copy_heads and mla_draft(model.config) else cfg.attn_lr_scale   # no copy start to keep (MLA)
-    return [{"params": [p for p in params if id(p) in slow], "lr": cfg.lr * scale},
+    return [{"params": [p for p in params if id(p) in slow], "lr": cfg.lr * cfg.attn_lr_scale},
             {"params": [p for p in params if id(p) not in slow], "lr": cfg.lr}]
 
 # %% ../nbs/07_train.ipynb #e0cc4dce
@@ -332,7 +331,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     r.cfg = cfg = cfg.decided(was)
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), r.step)
-    t0, ntok = time.perf_counter(), 0
+    t0, ntok, before = time.perf_counter(), 0, r.hist[-1].get("seconds", 0.0) if r.hist else 0.0   # a resume adds on
     if stream: ds.release(*plan.consumed(r.step))   # a stream: the shards the checkpoint no longer needs go
     get = ds.sample if stream else (lambda j, epoch: ds[j])
     bar = tqdm(total=total, initial=r.step, desc="train", unit="step", disable=not progress or rank > 0)
@@ -342,6 +341,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
             ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step))))
         batch = {k: v.to(cfg.device) for k, v in _collate([get(j, epoch) for j in idx]).items()}
         row = train_step(r, batch)
+        row["seconds"] = round(before + time.perf_counter() - t0, 3)   # wall seconds of training so far, resumes added
         ntok += int(batch["loss_mask"].sum())
         tok_s = ntok * world / (time.perf_counter() - t0)
         if cfg.eval_every and (r.step % cfg.eval_every == 0 or r.step == total):
