@@ -85,6 +85,53 @@ def machine(device:str)->str:
     return f"CPU {torch.backends.cpu.get_cpu_capability()}, AMX {torch.cpu._is_amx_tile_supported()}"
 
 # %% ../nbs/10b_gpu_check.ipynb #f5938c9c
+def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:int, max_new_tokens:int):
+    "Answer the training and the held-out prompts, and extract their hidden states; timed into `fig`."
+    from eagle3_nb.prompts import prompt_records
+    from eagle3_nb.regeneration import RegenConfig, regenerate
+    from eagle3_nb.shards import ExtractConfig
+    from eagle3_nb.extract import extract
+    sets = {"train": prompt_records("default", "train", prompts), "heldout": prompt_records("default", "heldout", heldout)}
+    for name, recs in sets.items():
+        with _stage(fig, f"answer {name}", device) as row:
+            regenerate(recs, v, out/f"{name}.jsonl", RegenConfig(max_new_tokens, batch_size=16, device=device, dtype=dt))
+            n = sum(len(json.loads(l)["answer_ids"]) for l in (out/f"{name}.jsonl").read_text().splitlines())
+        row["tokens_per_s"] = round(n / row["seconds"], 1)
+        with _stage(fig, f"extract {name}", device) as row:
+            s = extract(out/f"{name}.jsonl", v, out/f"hs_{name}", ExtractConfig(device=device, compute_dtype=dt))
+        row["tokens_per_s"] = s["tokens_per_s"]   # the verifier loaded
+
+def _train_resumed(fig:dict, out:Path, v:Path, device:str, steps:int):
+    "Train to half the steps, then resume from the checkpoint to all of them: the history must run on without a gap."
+    from eagle3_nb.derive import derive_draft_config
+    from eagle3_nb.train import TrainConfig, train
+    config = derive_draft_config(v, draft_vocab_size=4096).config
+    tc = TrainConfig(device=device, precision="bf16" if device.startswith("cuda") else "auto", batch_size=8, epochs=1000,
+                     ttt_steps=2, copy_heads=3, attn_lr_scale=0.3, norm_init_scale=0.3, draft_vocab_size=4096,
+                     ckpt_every=steps // 2)
+    with _stage(fig, "train", device) as row:
+        half = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps // 2), progress=False)
+        hist = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps), progress=False)["history"]
+    if [r["step"] for r in hist] != list(range(1, steps + 1)) or hist[:steps // 2] != half["history"]:
+        raise Eagle3Error("the resumed training did not continue where it stopped")
+    row.update(steps=steps, s_per_step=round(hist[-1]["seconds"] / steps, 3), loss=round(hist[-1]["loss"], 3))
+
+def _judge(fig:dict, out:Path, v:Path, device:str):
+    "`verify` (it says what it could not check, vLLM's rules where vLLM is absent), then the offline acceptance."
+    from eagle3_nb.verify import verify
+    from eagle3_nb.shards import HiddenStates
+    from eagle3_nb.convert import load_draft
+    from eagle3_nb.objective import offline_acceptance
+    with _stage(fig, "verify", device) as row:
+        rep = verify(out/"train"/"draft", v, data=out/"hs_train", device=device.split(":")[0])
+    row.update(errors=len(rep.errors), checks=rep.checks, skipped=[f.fix for f in rep.findings if "not checked" in f.fix])
+    with _stage(fig, "offline acceptance", device) as row:
+        held = HiddenStates(out/"hs_heldout")
+        model = load_draft(out/"train"/"draft", embed=held.head()["embed_tokens.weight"])[0].to(device)
+        off = offline_acceptance(model, held, 3)
+    row.update(mean_acceptance_length=round(off["mean_acceptance_length"], 3),
+               per_position=[round(p, 3) for p in off["per_position"]])
+
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)
               device:str="cuda",            # cuda, or cpu for the same check on a CPU
               gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier here
@@ -95,48 +142,13 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
              )->dict:
     "Answer, extract, train (and resume), export, verify and measure offline acceptance on `device`; the figures."
     import shutil
-    from eagle3_nb.derive import derive_draft_config
-    from eagle3_nb.prompts import prompt_records
-    from eagle3_nb.regeneration import RegenConfig, regenerate
-    from eagle3_nb.shards import ExtractConfig, HiddenStates
-    from eagle3_nb.extract import extract
-    from eagle3_nb.train import TrainConfig, train
-    from eagle3_nb.verify import verify
-    from eagle3_nb.convert import load_draft
-    from eagle3_nb.objective import offline_acceptance
     out, cuda = Path(out), device.startswith("cuda")
     if cuda and not torch.cuda.is_available(): raise Eagle3Error("no CUDA device here: run the check with device='cpu'")
     shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
-    dt, fig = ("bfloat16" if cuda else "float32"), {}
-    v = check_verifier(gguf)
-    sets = {"train": prompt_records("default", "train", prompts), "heldout": prompt_records("default", "heldout", heldout)}
-    for name, recs in sets.items():
-        with _stage(fig, f"answer {name}", device) as row:
-            regenerate(recs, v, out/f"{name}.jsonl", RegenConfig(max_new_tokens, batch_size=16, device=device, dtype=dt))
-            n = sum(len(json.loads(l)["answer_ids"]) for l in (out/f"{name}.jsonl").read_text().splitlines())
-        row["tokens_per_s"] = round(n / row["seconds"], 1)
-        with _stage(fig, f"extract {name}", device) as row:
-            s = extract(out/f"{name}.jsonl", v, out/f"hs_{name}", ExtractConfig(device=device, compute_dtype=dt))
-        row["tokens_per_s"] = s["tokens_per_s"]   # the verifier loaded
-    config = derive_draft_config(v, draft_vocab_size=4096).config
-    tc = TrainConfig(device=device, precision="bf16" if cuda else "auto", batch_size=8, epochs=1000, ttt_steps=2,
-                     copy_heads=3, attn_lr_scale=0.3, norm_init_scale=0.3, draft_vocab_size=4096, ckpt_every=steps // 2)
-    with _stage(fig, "train", device) as row:
-        half = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps // 2), progress=False)
-        done = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps), progress=False)
-    hist = done["history"]
-    if [r["step"] for r in hist] != list(range(1, steps + 1)) or hist[:steps // 2] != half["history"]:
-        raise Eagle3Error("the resumed training did not continue where it stopped")
-    row.update(steps=steps, s_per_step=round(hist[-1]["seconds"] / steps, 3), loss=round(hist[-1]["loss"], 3))
-    with _stage(fig, "verify", device) as row:
-        rep = verify(out/"train"/"draft", v, data=out/"hs_train", device=device.split(":")[0])
-    row.update(errors=len(rep.errors), checks=rep.checks, skipped=[f.fix for f in rep.findings if "not checked" in f.fix])
-    with _stage(fig, "offline acceptance", device) as row:
-        held = HiddenStates(out/"hs_heldout")
-        model = load_draft(out/"train"/"draft", embed=held.head()["embed_tokens.weight"])[0].to(device)
-        off = offline_acceptance(model, held, 3)
-    row.update(mean_acceptance_length=round(off["mean_acceptance_length"], 3),
-               per_position=[round(p, 3) for p in off["per_position"]])
+    dt, fig, v = ("bfloat16" if cuda else "float32"), {}, check_verifier(gguf)
+    _data(fig, out, v, device, dt, prompts, heldout, max_new_tokens)
+    _train_resumed(fig, out, v, device, steps)
+    _judge(fig, out, v, device)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
     return res
