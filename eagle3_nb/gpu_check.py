@@ -4,7 +4,7 @@
 
 # %% ../nbs/10b_gpu_check.ipynb #94214d2d
 from __future__ import annotations
-import argparse, json, resource, sys, time
+import argparse, json, os, resource, sys, time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -58,8 +58,10 @@ def check_verifier(gguf:str|Path|None=None,  # a carried cut GGUF; None: cut the
     cache = Path(cache or cache_dir())
     if gguf is None:
         gguf = cache/f"SmolLM2-135M-Instruct-{len(CHECK_BLOCKS)}-blocks.gguf"
-        if not gguf.exists():
-            cut_gguf(smollm2_gguf(), gguf.with_suffix(".part"), CHECK_BLOCKS); gguf.with_suffix(".part").rename(gguf)
+        if not gguf.exists():   # cut into a private name, renamed into place when whole
+            cache.mkdir(parents=True, exist_ok=True)
+            part = gguf.with_suffix(f".{os.getpid()}.part")
+            cut_gguf(smollm2_gguf(), part, CHECK_BLOCKS); part.rename(gguf)
     gguf = Path(gguf)
     if not gguf.is_file(): raise Eagle3Error(f"{gguf} does not exist: carry the GGUF `make gpu-bundle` wrote")
     return cached_build(cache/gguf.stem, lambda tmp: convert_gguf(gguf, tmp), gguf.name)

@@ -297,13 +297,8 @@ def _estimate(r:Run, ds, held:list, best:float)->float:
     return row["tau_est"]
 
 # %% ../nbs/07_train.ipynb #374eb42b
-def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
-          config:LlamaConfig,            # the derived draft config
-          out:str|Path,                  # checkpoint.pt, history.json and the exported draft/ go here
-          cfg:TrainConfig=TrainConfig(), # training settings
-          progress:bool=True,            # a progress bar (rank 0 only)
-         )->dict:
-    "Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports `out/draft`."
+def _start(data, config, out, cfg:TrainConfig):
+    "Everything a run needs before its first step: the data, the ranks, the draft (resumed), the plan and the optimiser."
     out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (`07e_online`)
     stream = hasattr(ds, "release")
     check_data(ds.manifest, config)
@@ -329,6 +324,17 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         r.ema = WeightAverage({n: p for n, p in model.named_parameters() if p.requires_grad}, cfg.ema_decay)
         if avg is not None: r.ema.load(avg)
     r.cfg = cfg = cfg.decided(was)
+    return r, ds, plan, total, held
+
+def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
+          config:LlamaConfig,            # the derived draft config
+          out:str|Path,                  # checkpoint.pt, history.json and the exported draft/ go here
+          cfg:TrainConfig=TrainConfig(), # training settings
+          progress:bool=True,            # a progress bar (rank 0 only)
+         )->dict:
+    "Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports `out/draft`."
+    r, ds, plan, total, held = _start(data, config, out, cfg)
+    cfg, out, rank, world, stream = r.cfg, r.out, r.rank, r.world, hasattr(ds, "release")
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), r.step)
     t0, ntok, before = time.perf_counter(), 0, r.hist[-1].get("seconds", 0.0) if r.hist else 0.0   # a resume adds on
