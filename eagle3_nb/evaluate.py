@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_evaluate.ipynb #202838bf
 from __future__ import annotations
-import contextlib, gc, json, os, shutil, time
+import contextlib, gc, hashlib, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
@@ -18,7 +18,7 @@ from .core import atomic_write, read_json, write_json
 
 # %% auto #0
 __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
-           'summary_md', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
+           'summary_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -156,6 +156,12 @@ def summary_md(ev:dict, draft)->str:
         "![acceptance](acceptance.png)", "", "![training](training.png)", ""])
 
 # %% ../nbs/09_evaluate.ipynb #460e484e
+def draft_sha256(draft:str|Path)->str:
+    "sha256 of an exported draft's config and weights: which draft an evaluation measured."
+    h = hashlib.sha256()
+    for p in [Path(draft)/"config.json", *sorted(Path(draft).glob("*.safetensors"))]: h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
 def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    draft:str|Path,               # exported vLLM-native draft directory
                    prompts:list,                 # held-out user messages
@@ -169,8 +175,12 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                   )->dict:
     "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
     out = Path(out)
-    if (out/"metrics.json").exists(): return read_json(out/"metrics.json")
     conf = read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
+    if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights (a retrained draft)
+        if (old := read_json(out/"metrics.json")).get("draft_sha256") == draft_sha256(draft): return old
+        print(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now "
+              f"{draft_sha256(draft)}): evaluating anew", flush=True)
+        shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible
     eng = EngineConfig.of(engine)
@@ -186,7 +196,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
     model = load_draft(draft, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])[0]
     off = offline_acceptance(model, heldout_data, k)
-    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens,
+    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens, "draft_sha256": draft_sha256(draft),
           "greedy_identical": spec["token_ids"] == base["token_ids"],
           "vllm": {x: spec[x] for x in ("drafts", "draft_tokens", "accepted", "mean_acceptance_length", "per_position")},
           "offline": off, "tokens_per_s": {"baseline": base["tokens_per_s"], "eagle3": spec["tokens_per_s"]},

@@ -229,17 +229,21 @@ def check_vllm(r:Report,           # the report the rows go to
     if is_mla(verifier_text_config(verifier)) and device == "cpu": check_mla_serving(r, verifier, dtype, here=asked == "cpu")
     ok, why = moe_routing(verifier)
     if not ok: r.add("vllm", "scoring_func", verifier_text_config(verifier).get("scoring_func"), "sigmoid", "warning", why)
+    _check_positions(r, cfg, verifier, vllm.__version__)
+
+def _check_positions(r:Report, cfg:dict, verifier:dict, version:str):
+    "A draft trained on fewer positions than the verifier serves: raised by vLLM (a warning) or read out of bounds."
     serve = verifier_text_config(verifier).get("max_position_embeddings")
     mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
     if mpe and serve and mpe < serve:
         from vllm.config.speculative import SpeculativeConfig
         if hasattr(SpeculativeConfig, "_maybe_override_draft_max_position_embeddings"):
             r.add("convention", "max_position_embeddings", mpe, serve, "warning",
-                  f"vLLM {vllm.__version__} raises it to the serving length (EAGLE drafts share the verifier's "
+                  f"vLLM {version} raises it to the serving length (EAGLE drafts share the verifier's "
                   "positions); beyond the lengths trained on, acceptance may fall")
         else:
             r.add("vllm", "max_position_embeddings", mpe, serve, "error",
-                  f"vLLM {vllm.__version__} sizes the draft's rotary cache from it: serving past {mpe} tokens reads out "
+                  f"vLLM {version} sizes the draft's rotary cache from it: serving past {mpe} tokens reads out "
                   f"of bounds; set max_position_embeddings={serve}")
 
 # %% ../nbs/08_verify.ipynb #4f33e339
