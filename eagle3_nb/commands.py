@@ -323,7 +323,7 @@ def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
     from eagle3_nb.prompts import prompt_records
-    split = "heldout" if a.prompt_set == "default" else a.split
+    split = "heldout" if a.prompt_set in ("default", "handwritten") else a.split   # the shipped sets: their held-out part
     held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]
     eng = engine_config(given(a))
     ev = evaluate_draft(verifier_of(a), a.draft, held, a.heldout_data, a.out, k=a.k,
@@ -338,8 +338,8 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
                    "(default: extract the baseline run's own answers into OUT/hidden_states_heldout)")
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     s.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
-    s.add_argument("--prompt-set", default="default", help="'default' (shipped held-out split), a .json/.jsonl "
-                                                           "file or dataset")
+    s.add_argument("--prompt-set", default="default", help="'default' (the shipped held-out split), 'handwritten' "
+                   "(48 prompts written apart from the training templates), a .json/.jsonl file or dataset")
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
     s.add_argument("--prompts", type=int, default=64, help="first N prompts")
     s.add_argument("--k", type=int, default=3, help="speculative tokens")
