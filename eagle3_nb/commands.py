@@ -70,8 +70,8 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
-    from eagle3_nb.derive import ATTENTIONS, DRAFT_ATTENTION
-    s.add_argument("--draft-attention", default=DRAFT_ATTENTION, choices=["auto", *sorted(ATTENTIONS)],
+    from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
+    s.add_argument("--draft-attention", default=DRAFT_ATTENTION, choices=ATTENTION_CHOICES,
                    help="the draft's attention: llama, mla (an MLA verifier's own, served by vLLM as "
                    "Eagle3DeepseekV2ForCausalLM), or auto: a reference's kind, else the verifier's")
 
@@ -322,8 +322,8 @@ def flags_upgrade(s:argparse.ArgumentParser, settings:bool):
 def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
     from eagle3_nb.evaluate import evaluate_draft
-    from eagle3_nb.prompts import prompt_records
-    split = "heldout" if a.prompt_set in ("default", "handwritten") else a.split   # the shipped sets: their held-out part
+    from eagle3_nb.prompts import SHIPPED_SETS, prompt_records
+    split = "heldout" if a.prompt_set in SHIPPED_SETS else a.split   # the shipped sets: their held-out part
     held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]
     eng = engine_config(given(a))
     ev = evaluate_draft(verifier_of(a), a.draft, held, a.heldout_data, a.out, k=a.k,

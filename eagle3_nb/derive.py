@@ -15,10 +15,10 @@ from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'DRAFT_ATTENTION', 'VerifierFacts', 'text_config', 'is_mla',
-           'resolve_head_dim', 'need', 'Verifier', 'verifier_facts', 'verifier_text_config', 'default_aux_layer_ids',
-           'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind',
-           'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'VerifierFacts', 'text_config',
+           'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'verifier_facts', 'verifier_text_config',
+           'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation',
+           'draft_kind', 'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 @dataclass
@@ -185,6 +185,7 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
 # %% ../nbs/02_derive.ipynb #68a2b865
 ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
 DRAFT_ATTENTION = "auto"   # the default everywhere: a reference's kind, else the verifier's own (MLA for an MLA verifier)
+ATTENTION_CHOICES = (DRAFT_ATTENTION, *sorted(ATTENTIONS))   # what a setting of the draft attention may say
 
 def draft_kind(attention:str, tc:dict, ref:DraftSpec|None=None)->tuple[str, str|None]:
     "The draft attention `attention` stands for (auto: the reference's, else the verifier's kind), and a note on auto."
@@ -243,7 +244,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                         attention:str=DRAFT_ATTENTION,      # llama, mla (an MLA verifier's own), or auto (`draft_kind`)
                        ):
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
-    if attention != "auto" and attention not in ATTENTIONS:
+    if attention not in ATTENTION_CHOICES:
         raise CheckpointError(f"attention {attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
     vf = verifier_facts(verifier)
     tc, notes = vf.config, list(vf.notes)

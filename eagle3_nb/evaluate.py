@@ -176,10 +176,11 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
     out = Path(out)
     conf = read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
+    sha = draft_sha256(draft)
     if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights (a retrained draft)
-        if (old := read_json(out/"metrics.json")).get("draft_sha256") == draft_sha256(draft): return old
-        print(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now "
-              f"{draft_sha256(draft)}): evaluating anew", flush=True)
+        if (old := read_json(out/"metrics.json")).get("draft_sha256") == sha: return old
+        print(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha}): "
+              "evaluating anew", flush=True)
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible
@@ -196,7 +197,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
     model = load_draft(draft, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])[0]
     off = offline_acceptance(model, heldout_data, k)
-    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens, "draft_sha256": draft_sha256(draft),
+    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens, "draft_sha256": sha,
           "greedy_identical": spec["token_ids"] == base["token_ids"],
           "vllm": {x: spec[x] for x in ("drafts", "draft_tokens", "accepted", "mean_acceptance_length", "per_position")},
           "offline": off, "tokens_per_s": {"baseline": base["tokens_per_s"], "eagle3": spec["tokens_per_s"]},

@@ -13,7 +13,7 @@ from .core import Eagle3Error, write_json
 from .embedded import cache_dir, cached_build, convert_gguf, smollm2_gguf
 
 # %% auto #0
-__all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_verifier', 'machine', 'gpu_check', 'figures_table', 'bundle', 'main']
+__all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_gguf', 'check_verifier', 'machine', 'gpu_check', 'figures_table', 'bundle', 'main']
 
 # %% ../nbs/10b_gpu_check.ipynb #5b1c6932
 CHECK_BLOCKS = [*range(7), *range(18, 30)]   # the embedded SmolLM2's blocks that travel: its first 7 and last 12
@@ -51,18 +51,22 @@ def cut_gguf(src:str|Path,     # a llama-architecture GGUF
     w.close()
     return Path(dst)
 
+def check_gguf(cache:str|Path|None=None)->Path:   # default: `cache_dir()`
+    "The embedded verifier's blocks `CHECK_BLOCKS` as a GGUF in `cache`, cut once."
+    cache = Path(cache or cache_dir())
+    gguf = cache/f"SmolLM2-135M-Instruct-{len(CHECK_BLOCKS)}-blocks.gguf"
+    if not gguf.exists():   # cut into a private name, renamed into place when whole
+        cache.mkdir(parents=True, exist_ok=True)
+        part = gguf.with_suffix(f".{os.getpid()}.part")
+        cut_gguf(smollm2_gguf(), part, CHECK_BLOCKS); part.rename(gguf)
+    return gguf
+
 def check_verifier(gguf:str|Path|None=None,  # a carried cut GGUF; None: cut the embedded verifier's here
                    cache:str|Path|None=None, # default: `cache_dir()`
                   )->Path:
     "The check's verifier as a Hugging Face directory (bf16), converted once from the cut GGUF and cached."
     cache = Path(cache or cache_dir())
-    if gguf is None:
-        gguf = cache/f"SmolLM2-135M-Instruct-{len(CHECK_BLOCKS)}-blocks.gguf"
-        if not gguf.exists():   # cut into a private name, renamed into place when whole
-            cache.mkdir(parents=True, exist_ok=True)
-            part = gguf.with_suffix(f".{os.getpid()}.part")
-            cut_gguf(smollm2_gguf(), part, CHECK_BLOCKS); part.rename(gguf)
-    gguf = Path(gguf)
+    gguf = Path(gguf or check_gguf(cache))
     if not gguf.is_file(): raise Eagle3Error(f"{gguf} does not exist: carry the GGUF `make gpu-bundle` wrote")
     return cached_build(cache/gguf.stem, lambda tmp: convert_gguf(gguf, tmp), gguf.name)
 
@@ -171,8 +175,7 @@ def bundle(dst:str|Path)->Path:
     "Write what a fresh offline GPU machine needs beside the repository into `dst`: the cut GGUF and two wheels."
     import importlib.metadata, shutil, subprocess
     dst = Path(dst); (dst/"wheels").mkdir(parents=True, exist_ok=True)
-    check_verifier()   # cuts the GGUF into the cache
-    g = cache_dir()/f"SmolLM2-135M-Instruct-{len(CHECK_BLOCKS)}-blocks.gguf"
+    g = check_gguf()
     shutil.copy(g, dst/g.name)
     # what transformers needs to read a GGUF (gguf; accelerate, which it asks for there), as installed here: pure Python,
     # imported from the wheels on PYTHONPATH, nothing installed

@@ -10,7 +10,7 @@ from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
-from .derive import ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
+from .derive import ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -63,7 +63,7 @@ class RunConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
-        if self.draft_attention != "auto" and self.draft_attention not in ATTENTIONS:
+        if self.draft_attention not in ATTENTION_CHOICES:
             raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
         if self.capture not in ("auto", "decode", "connector", "extract"):
             raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")

@@ -10,7 +10,8 @@ from pathlib import Path
 from .core import Eagle3Error
 
 # %% auto #0
-__all__ = ['ROLES', 'TOOL_ROLES', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records', 'prompt_records']
+__all__ = ['ROLES', 'TOOL_ROLES', 'SHIPPED_SETS', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records',
+           'prompt_records']
 
 # %% ../nbs/04_prompts.ipynb #74dd31a6
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
@@ -95,6 +96,8 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
     return recs
 
 # %% ../nbs/04_prompts.ipynb #6b938a8c
+SHIPPED_SETS = ("default", "handwritten")   # the prompt sets the package ships (`default_prompts`)
+
 def prompt_records(source:str,       # "default" or "handwritten" (shipped sets), a .jsonl file, a saved dataset or a Hub id
                    split:str="train", # "train" or "heldout" (a dataset's "test" split)
                    n:int|None=0,      # the first `n` records; 0 or None: all
@@ -102,7 +105,7 @@ def prompt_records(source:str,       # "default" or "handwritten" (shipped sets)
     "The first `n` records `{id, messages}` of a prompt source."
     if source == "handwritten" and split != "heldout":
         raise Eagle3Error("the handwritten prompts are a held-out set: use them as eval_source, not to train on")
-    recs = (default_prompts(split, "prompts" if source == "default" else source) if source in ("default", "handwritten") else
+    recs = (default_prompts(split, "prompts" if source == "default" else source) if source in SHIPPED_SETS else
             load_chat_records(source, "test" if split == "heldout" else split))
     if not recs:
         raise Eagle3Error(f"prompt source {source!r} has no usable records: give a .jsonl of "
