@@ -107,20 +107,42 @@ def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:i
             s = extract(out/f"{name}.jsonl", v, out/f"hs_{name}", ExtractConfig(device=device, compute_dtype=dt))
         row["tokens_per_s"] = s["tokens_per_s"]   # the verifier loaded
 
-def _train_resumed(fig:dict, out:Path, v:Path, device:str, steps:int):
-    "Train to half the steps, then resume from the checkpoint to all of them: the history must run on without a gap."
+def _train_config(v:Path, device:str, steps:int):
+    "The check's draft config and training settings (bf16 on a GPU; `auto` on a CPU, as the demo chooses there)."
     from eagle3_nb.derive import derive_draft_config
-    from eagle3_nb.train import TrainConfig, train
+    from eagle3_nb.train import TrainConfig
     config = derive_draft_config(v, draft_vocab_size=4096).config
     tc = TrainConfig(device=device, precision="bf16" if device.startswith("cuda") else "auto", batch_size=8, epochs=1000,
                      ttt_steps=2, copy_heads=3, attn_lr_scale=0.3, norm_init_scale=0.3, draft_vocab_size=4096,
-                     ckpt_every=steps // 2)
+                     ckpt_every=max(steps // 2, 1), max_steps=steps)
+    return config, tc
+
+def _train_resumed(fig:dict, out:Path, v:Path, device:str, steps:int):
+    "Train to half the steps, then resume from the checkpoint to all of them: the history must run on without a gap."
+    from eagle3_nb.train import train
+    config, tc = _train_config(v, device, steps)
     with _stage(fig, "train", device) as row:
         half = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps // 2), progress=False)
-        hist = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps), progress=False)["history"]
+        hist = train(out/"hs_train", config, out/"train", tc, progress=False)["history"]
     if [r["step"] for r in hist] != list(range(1, steps + 1)) or hist[:steps // 2] != half["history"]:
         raise Eagle3Error("the resumed training did not continue where it stopped")
-    row.update(steps=steps, s_per_step=round(hist[-1]["seconds"] / steps, 3), loss=round(hist[-1]["loss"], 3))
+    h = steps // 2   # the resumed run's later steps: warmed up (its first step follows a start)
+    row.update(steps=steps, first_step_s=hist[0]["seconds"], loss=round(hist[-1]["loss"], 3),
+               s_per_step=round((hist[-1]["seconds"] - hist[h]["seconds"]) / (steps - h - 1), 3))
+
+def _profile(fig:dict, out:Path, v:Path, device:str, steps:int=8):
+    "A fresh run of a few steps under `torch.profiler`: how much of a step the device computes, the host's largest ops."
+    from torch.profiler import ProfilerActivity, profile
+    from eagle3_nb.train import train
+    cuda, (config, tc) = device.startswith("cuda"), _train_config(v, device, steps)
+    with _stage(fig, "profile", device) as row, profile(activities=[ProfilerActivity.CPU] +
+                                                        [ProfilerActivity.CUDA] * cuda) as prof:
+        wall = train(out/"hs_train", config, out/"profile", tc, progress=False)["history"][-1]["seconds"]
+    ev = prof.key_averages()   # the run's start (the probe, the targets' head) counts in the device's time too: at most
+    busy = sum(e.self_device_time_total for e in ev) / 1e6 / wall if cuda else None
+    row.update(steps=steps, s_per_step=round(wall / steps, 3), device_busy=busy and round(busy, 2),
+               host_top=[f"{e.key} {e.self_cpu_time_total / 1e3 / steps:.1f} ms"
+                         for e in sorted(ev, key=lambda e: -e.self_cpu_time_total)[:4]])
 
 def _judge(fig:dict, out:Path, v:Path, device:str):
     "`verify` (it says what it could not check, vLLM's rules where vLLM is absent), then the offline acceptance."
@@ -155,20 +177,28 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     _data(fig, out, v, device, dt, prompts, heldout, max_new_tokens)
     _train_resumed(fig, out, v, device, steps)
     _judge(fig, out, v, device)
+    _profile(fig, out, v, device)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
     return res
 
 # %% ../nbs/10b_gpu_check.ipynb #b27047f4
+def _result(r:dict)->str:
+    "A stage's outcome in words, for the table."
+    if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
+    if "loss" in r: return f"loss {r['loss']}" + (f", first step {r['first_step_s']} s" if "first_step_s" in r else "")
+    if "errors" in r: return f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}"
+    if "host_top" in r:
+        busy = f"device busy {r['device_busy']}; " if r["device_busy"] is not None else ""
+        return busy + f"host per step: {', '.join(r['host_top'])}"
+    return ""
+
 def figures_table(res:dict)->str:
     "The check's figures as a markdown table, headed by the machine and dtype."
     rows = ["| stage | seconds | tokens/s | s/step | peak GB | result |", "|---|---|---|---|---|---|"]
     for name, r in res["stages"].items():
-        result = (f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
-                  if "per_position" in r else f"loss {r['loss']}" if "loss" in r else
-                  f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}" if "errors" in r else "")
         rows.append(f"| {name} | {r['seconds']} | {r.get('tokens_per_s', '')} | {r.get('s_per_step', '')} | "
-                    f"{r['peak_gb']} | {result} |")
+                    f"{r['peak_gb']} | {_result(r)} |")
     return f"{res['machine']}, {res['dtype']}\n\n" + "\n".join(rows)
 
 def bundle(dst:str|Path)->Path:
