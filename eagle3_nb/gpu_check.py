@@ -140,7 +140,7 @@ def _profile(fig:dict, out:Path, v:Path, device:str, steps:int=8):
         wall = train(out/"hs_train", config, out/"profile", tc, progress=False)["history"][-1]["seconds"]
     ev = prof.key_averages()   # the run's start (the probe, the targets' head) counts in the device's time too: at most
     busy = sum(e.self_device_time_total for e in ev) / 1e6 / wall if cuda else None
-    row.update(steps=steps, s_per_step=round(wall / steps, 3), device_busy=busy and round(busy, 2),
+    row.update(steps=steps, s_per_step=round(wall / steps, 3), device_busy=None if busy is None else round(busy, 2),
                host_top=[f"{e.key} {e.self_cpu_time_total / 1e3 / steps:.1f} ms"
                          for e in sorted(ev, key=lambda e: -e.self_cpu_time_total)[:4]])
 
@@ -172,6 +172,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     import shutil
     out, cuda = Path(out), device.startswith("cuda")
     if cuda and not torch.cuda.is_available(): raise Eagle3Error("no CUDA device here: run the check with device='cpu'")
+    if steps < 4: raise Eagle3Error(f"--steps {steps}: the check stops at half and resumes; choose 4 or more")
     shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
     dt, fig, v = ("bfloat16" if cuda else "float32"), {}, check_verifier(gguf)
     _data(fig, out, v, device, dt, prompts, heldout, max_new_tokens)
