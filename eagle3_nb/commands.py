@@ -306,17 +306,15 @@ def flags_convert(s:argparse.ArgumentParser, settings:bool):
 
 # %% ../nbs/11b_commands.ipynb #6dbcf021
 def cmd_upgrade(a)->int:
-    "Rewrite your own older training checkpoint as plain data (unpickled only with --trust-pickled-code)."
+    "Rewrite an older training checkpoint as plain data (it may name transformers' config classes, nothing else)."
     from eagle3_nb.core import upgrade_checkpoint
     ck = Path(a.checkpoint)/"checkpoint.pt" if Path(a.checkpoint).is_dir() else Path(a.checkpoint)
-    print(f"{upgrade_checkpoint(ck, a.trust_pickled_code)}: plain data now; export, resume and verify read it")
+    print(f"{upgrade_checkpoint(ck)}: plain data now; export, resume and verify read it")
     return 0
 
 def flags_upgrade(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 upgrade`'s flags."
     s.add_argument("checkpoint", help="a checkpoint.pt, or the training directory that holds it")
-    s.add_argument("--trust-pickled-code", action="store_true", help="unpickle it in full: runs any code the file "
-                   "names, so only for a checkpoint you wrote yourself")
 
 # %% ../nbs/11b_commands.ipynb #08f04822
 def cmd_evaluate(a)->int:

@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'Eagle3Error', 'CheckpointError', 'torch_dtype',
-           'read_json', 'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights',
+__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'Eagle3Error', 'CheckpointError',
+           'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights',
            'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types', 'torch_threads', 'gpu_or_cpu']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
@@ -133,7 +133,7 @@ def check_weights(d:str|Path)->list[Path]:
     return files
 
 # %% ../nbs/00_core.ipynb #0e7a1814
-UPGRADE = "eagle3 upgrade {path} --trust-pickled-code"   # the command that rewrites a checkpoint you trust as plain data
+UPGRADE = "eagle3 upgrade {path}"   # the command that rewrites an older checkpoint as plain data
 
 def load_checkpoint(path:str|Path,         # a training checkpoint (`checkpoint.pt`)
                     map_location="cpu",    # where its tensors go
@@ -168,16 +168,20 @@ def _plain(x):
     if hasattr(x, "tolist"): return _plain(x.tolist())     # a numpy array or scalar
     raise CheckpointError(f"a checkpoint holds a {type(x).__name__}, which has no plain form; train again")
 
-def upgrade_checkpoint(path:str|Path,              # a checkpoint that `load_checkpoint` refuses
-                       trust_pickled_code:bool=False, # True: unpickle it in full, running any code it names
+CONFIG_GLOBAL = r"transformers\.models\.\w+\.configuration_\w+\.\w+Config"   # what an older checkpoint may name
+
+def upgrade_checkpoint(path:str|Path,   # an older checkpoint that `load_checkpoint` refuses
                       )->Path:
-    "Rewrite a checkpoint you wrote yourself as plain data that `load_checkpoint` reads; nothing runs unless trusted."
-    import torch
+    "Rewrite an older checkpoint (its config a transformers object) as plain data; a file naming other objects is refused."
+    import importlib, re, torch
     path = Path(path)
-    if not trust_pickled_code:
-        raise CheckpointError(f"upgrading {path} unpickles it in full, which runs any code the file names: do it only "
-                              f"for a checkpoint you wrote yourself, with {UPGRADE.format(path=path)}")
-    ck = _plain(torch.load(path, weights_only=False, map_location="cpu"))
+    named = torch.serialization.get_unsafe_globals_in_checkpoint(path)   # read from the pickle's opcodes: nothing runs
+    if other := [g for g in named if not re.fullmatch(CONFIG_GLOBAL, g)]:
+        raise CheckpointError(f"{path} names {', '.join(other[:3])}: an older checkpoint may name transformers' config "
+                              "classes only, so it is not unpickled (that would run the code it names); train again")
+    configs = [getattr(importlib.import_module(m), c) for m, c in (g.rsplit(".", 1) for g in named)]
+    with torch.serialization.safe_globals(configs):
+        ck = _plain(torch.load(path, weights_only=True, map_location="cpu"))
     atomic_write(path, lambda p: torch.save(ck, p))
     load_checkpoint(path)   # what it now holds reads as plain data
     return path
