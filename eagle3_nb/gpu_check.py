@@ -114,13 +114,13 @@ def _train_config(v:Path, device:str, steps:int):
     config = derive_draft_config(v, draft_vocab_size=4096).config
     tc = TrainConfig(device=device, precision="bf16" if device.startswith("cuda") else "auto", batch_size=8, epochs=1000,
                      ttt_steps=2, copy_heads=3, attn_lr_scale=0.3, norm_init_scale=0.3, draft_vocab_size=4096,
-                     ckpt_every=max(steps // 2, 1), max_steps=steps)
+                     ckpt_every=steps // 2, max_steps=steps)
     return config, tc
 
-def _train_resumed(fig:dict, out:Path, v:Path, device:str, steps:int):
+def _train_resumed(fig:dict, out:Path, config, tc):
     "Train to half the steps, then resume from the checkpoint to all of them: the history must run on without a gap."
     from eagle3_nb.train import train
-    config, tc = _train_config(v, device, steps)
+    steps, device = tc.max_steps, tc.device
     with _stage(fig, "train", device) as row:
         half = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps // 2), progress=False)
         hist = train(out/"hs_train", config, out/"train", tc, progress=False)["history"]
@@ -130,11 +130,12 @@ def _train_resumed(fig:dict, out:Path, v:Path, device:str, steps:int):
     row.update(steps=steps, first_step_s=hist[0]["seconds"], loss=round(hist[-1]["loss"], 3),
                s_per_step=round((hist[-1]["seconds"] - hist[h]["seconds"]) / (steps - h - 1), 3))
 
-def _profile(fig:dict, out:Path, v:Path, device:str, steps:int=8):
+def _profile(fig:dict, out:Path, config, tc, steps:int=8):
     "A fresh run of a few steps under `torch.profiler`: how much of a step the device computes, the host's largest ops."
     from torch.profiler import ProfilerActivity, profile
     from eagle3_nb.train import train
-    cuda, (config, tc) = device.startswith("cuda"), _train_config(v, device, steps)
+    device, tc = tc.device, replace(tc, max_steps=steps, ckpt_every=steps // 2)
+    cuda = device.startswith("cuda")
     with _stage(fig, "profile", device) as row, profile(activities=[ProfilerActivity.CPU] +
                                                         [ProfilerActivity.CUDA] * cuda) as prof:
         wall = train(out/"hs_train", config, out/"profile", tc, progress=False)["history"][-1]["seconds"]
@@ -176,9 +177,10 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
     dt, fig, v = ("bfloat16" if cuda else "float32"), {}, check_verifier(gguf)
     _data(fig, out, v, device, dt, prompts, heldout, max_new_tokens)
-    _train_resumed(fig, out, v, device, steps)
+    config, tc = _train_config(v, device, steps)   # the draft derived once, for the check's run and the profiled one
+    _train_resumed(fig, out, config, tc)
     _judge(fig, out, v, device)
-    _profile(fig, out, v, device)
+    _profile(fig, out, config, tc)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
     return res
@@ -187,7 +189,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
 def _result(r:dict)->str:
     "A stage's outcome in words, for the table."
     if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
-    if "loss" in r: return f"loss {r['loss']}" + (f", first step {r['first_step_s']} s" if "first_step_s" in r else "")
+    if "loss" in r: return f"loss {r['loss']}, first step {r['first_step_s']} s"
     if "errors" in r: return f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}"
     if "host_top" in r:
         busy = f"device busy {r['device_busy']}; " if r["device_busy"] is not None else ""
