@@ -176,7 +176,7 @@ def upgrade_checkpoint(path:str|Path,   # an older checkpoint that `load_checkpo
     import importlib, re, torch
     path = Path(path)
     named = torch.serialization.get_unsafe_globals_in_checkpoint(path)   # read from the pickle's opcodes: nothing runs
-    if other := [g for g in named if not re.fullmatch(CONFIG_GLOBAL, g)]:
+    if other := sorted(g for g in named if not re.fullmatch(CONFIG_GLOBAL, g)):
         raise CheckpointError(f"{path} names {', '.join(other[:3])}: an older checkpoint may name transformers' config "
                               "classes only, so it is not unpickled (that would run the code it names); train again")
     configs = [getattr(importlib.import_module(m), c) for m, c in (g.rsplit(".", 1) for g in named)]
