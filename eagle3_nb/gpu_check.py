@@ -108,13 +108,14 @@ def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:i
         row["tokens_per_s"] = s["tokens_per_s"]   # the verifier loaded
 
 def _train_config(v:Path, device:str, steps:int):
-    "The check's draft config and training settings (bf16 on a GPU; `auto` on a CPU, as the demo chooses there)."
+    "The demo preset's draft and training settings, for `steps` steps (bf16 on a GPU; `auto` on a CPU, as the demo)."
     from eagle3_nb.derive import derive_draft_config
+    from eagle3_nb.pipeline import PRESETS
     from eagle3_nb.train import TrainConfig
-    config = derive_draft_config(v, draft_vocab_size=4096).config
-    tc = TrainConfig(device=device, precision="bf16" if device.startswith("cuda") else "auto", batch_size=8, epochs=1000,
-                     ttt_steps=2, copy_heads=3, attn_lr_scale=0.3, norm_init_scale=0.3, draft_vocab_size=4096,
-                     ckpt_every=steps // 2, max_steps=steps)
+    demo = PRESETS["demo"]
+    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], overrides=demo["draft_overrides"]).config
+    tc = TrainConfig(**{**demo["train"], "device": device, "precision": "bf16" if device.startswith("cuda") else "auto",
+                        "epochs": 1000, "ckpt_every": steps // 2, "max_steps": steps})
     return config, tc
 
 def _train_resumed(fig:dict, out:Path, config, tc):
