@@ -135,12 +135,12 @@ def _profile(fig:dict, out:Path, config, tc, steps:int=8):
     "A fresh run of a few steps under `torch.profiler`: how much of a step the device computes, the host's largest ops."
     from torch.profiler import ProfilerActivity, profile
     from eagle3_nb.train import train
-    device, tc = tc.device, replace(tc, max_steps=steps, ckpt_every=steps // 2)
+    device, tc = tc.device, replace(tc, max_steps=steps, ckpt_every=steps)   # one save, at the end: none resumes
     cuda = device.startswith("cuda")
     with _stage(fig, "profile", device) as row, profile(activities=[ProfilerActivity.CPU] +
                                                         [ProfilerActivity.CUDA] * cuda) as prof:
         wall = train(out/"hs_train", config, out/"profile", tc, progress=False)["history"][-1]["seconds"]
-    ev = prof.key_averages()   # the run's start (the probe, the targets' head) counts in the device's time too: at most
+    ev = prof.key_averages()   # the run's start (the probe, the targets' head) counts too: device_busy is an upper bound
     busy = sum(e.self_device_time_total for e in ev) / 1e6 / wall if cuda else None
     row.update(steps=steps, s_per_step=round(wall / steps, 3), device_busy=None if busy is None else round(busy, 2),
                host_top=[f"{e.key} {e.self_cpu_time_total / 1e3 / steps:.1f} ms"
