@@ -40,10 +40,15 @@ venv: $(DEV_STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/eagle3 demo
 
+# the CPU kind first: vLLM picks its kernels by it (EAGLE3_CPU_AMX=0 runs a CPU with AMX as one without)
+CPU_KIND = $(PY) -c "from eagle3_nb.core import cpu_line; print('eagle3_nb tests on', cpu_line(), flush=True)"
+
 test: $(DEV_STAMP)
+	@$(CPU_KIND)
 	$(PY) -m pytest tests -q -rs --durations=12
 
 test-slow: $(DEV_STAMP)
+	@$(CPU_KIND)
 	EAGLE3_TEST_FLAGS=slow $(PY) -m pytest tests -q -rs
 
 # on a GPU host: a venv with vLLM for CUDA (and its CUDA torch; uv where it can be had, as above), then every notebook;

@@ -48,7 +48,7 @@ setuptools.setup(
     entry_points = {
         'console_scripts': cfg.get('console_scripts','').split(),
         'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
-        # run by vLLM in each of its processes: its CPU attention declares the 16-token blocks its kernels take
-        'vllm.general_plugins': ['eagle3_cpu_block16 = eagle3_nb.vllm_support:declare_cpu_block16'],
+        # run by vLLM in each of its processes: the AMX switch (EAGLE3_CPU_AMX), and 16-token blocks for its CPU attention
+        'vllm.general_plugins': ['eagle3_nb = eagle3_nb.vllm_support:vllm_plugin'],
     },
     **setup_cfg)

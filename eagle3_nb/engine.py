@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 import torch
-from .core import Eagle3Error, torch_threads
+from .core import Eagle3Error, cpu_amx_switch, torch_threads
 from .reference import load_config
 from .derive import verifier_text_config, is_mla
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_engine',
-           'cpu_mla_args', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16',
-           'precision_reason', 'auto_dtype']
+__all__ = ['VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_args',
+           'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix',
+           'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
@@ -51,6 +51,7 @@ def vllm_env(env:dict|None=None)->dict:
     "Set the vLLM defaults every stage uses in `env` (default: `os.environ`); values already set win."
     env = os.environ if env is None else env
     for k, v in VLLM_ENV.items(): env.setdefault(k, v)
+    cpu_amx_switch()   # EAGLE3_CPU_AMX=0: this process as on a CPU without AMX, as the plugin makes vLLM's processes
     return env
 
 class VLLMBar:
@@ -64,6 +65,26 @@ class VLLMBar:
     def close(self): pass
 
 # %% ../nbs/03a_engine.ipynb #1e474aca
+def vllm_args(model:str|Path,                 # verifier directory or Hub id
+              dtype:str="float32",            # dtype vLLM serves in
+              engine:EngineConfig|None=None,  # start-up options; None: the defaults
+              draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
+              k:int=3,                        # speculative tokens per step (with `draft`)
+              cpu:bool=True,                  # served on a CPU
+             )->dict:
+    "The `vllm.LLM` arguments every stage starts vLLM with (but the model and dtype)."
+    e = engine or EngineConfig()
+    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model),
+              seed=e.seed, trust_remote_code=e.trust_remote_code,
+              enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
+    if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
+    if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
+    if cpu and is_mla(verifier_text_config(model)) and (b := cpu_mla_backend(dtype)):
+        kw["attention_config"] = {"backend": b}
+        if draft and load_config(draft).get("kv_lora_rank"):   # vLLM picks a draft's backend anew: ask it the same
+            kw["speculative_config"]["attention_backend"] = b
+    return kw
+
 def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
                 engine:EngineConfig|None=None,  # start-up options; None: the defaults
@@ -74,15 +95,9 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     vllm_env()
     from vllm import LLM
     from vllm.platforms import current_platform
-    e, cpu = engine or EngineConfig(), current_platform.is_cpu()
-    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model),
-              seed=e.seed, trust_remote_code=e.trust_remote_code,
-              enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
-    if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
-    if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    if cpu and is_mla(verifier_text_config(model)):
-        kw |= cpu_mla_args(dtype)
-        if draft: print(mla_pair_line(dtype, draft), flush=True)
+    cpu = current_platform.is_cpu()
+    kw = vllm_args(model, dtype, engine, draft, k, cpu)
+    if cpu and draft and is_mla(verifier_text_config(model)): print(mla_pair_line(dtype, draft), flush=True)
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
@@ -93,21 +108,25 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
 
 BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch of the package's vLLM plugin: 0 leaves vLLM's CPU attention as it ships
 
-def cpu_mla_args(dtype:str)->dict:
-    "vLLM arguments for an MLA verifier on a CPU: its reference kernel CPU_MLA for any dtype but bf16 (AMX_MLA: bf16 only)."
-    return {} if str(dtype).removeprefix("torch.") == "bfloat16" else {"attention_config": {"backend": "CPU_MLA"}}
+def cpu_mla_backend(dtype:str)->str|None:
+    "The MLA backend the package asks vLLM for on a CPU: CPU_MLA for any dtype but bf16 (AMX_MLA takes bf16 only); None: vLLM's."
+    return None if str(dtype).removeprefix("torch.") == "bfloat16" else "CPU_MLA"
 
 def mla_pair_line(dtype:str,            # the dtype vLLM serves in
                   draft:str|Path,       # the draft directory (its config says its attention)
                  )->str:
     "The start-up line of a CPU engine serving an MLA verifier with a draft: the backends, the KV blocks, and why."
-    mla = "CPU_MLA" if cpu_mla_args(dtype) or not torch.cpu._is_amx_tile_supported() else "AMX_MLA"
-    if load_config(draft).get("kv_lora_rank"): return f"MLA verifier + MLA draft in {dtype}: both on {mla}, one KV layout"
-    if mla == "AMX_MLA": return f"MLA verifier + draft in {dtype}: AMX_MLA and the draft's CPU attention, vLLM's blocks"
+    amx = torch.cpu._is_amx_tile_supported()
+    mla = cpu_mla_backend(dtype) or ("AMX_MLA" if amx else "CPU_MLA")
+    moe = ("MoE experts on vLLM's AMX kernels" if amx and mla == "AMX_MLA" else
+           "MoE experts on vLLM's vector kernels" + (" (its AMX ones take bf16 only)" if amx else ""))
+    if load_config(draft).get("kv_lora_rank"):
+        return f"MLA verifier + MLA draft in {dtype}: both on {mla} (asked for each), one KV layout; {moe}"
+    if mla == "AMX_MLA": return f"MLA verifier + draft in {dtype}: AMX_MLA and the draft's CPU attention, vLLM's blocks; {moe}"
     on = os.environ.get(BLOCK16, "1") != "0"
     return (f"MLA verifier + draft in {dtype}: CPU_MLA and the draft's CPU attention in 16-token KV blocks, " +
             (f"declared by eagle3_nb's vLLM plugin ({BLOCK16}=0 turns it off)" if on else
-             f"but {BLOCK16}=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair"))
+             f"but {BLOCK16}=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair") + f"; {moe}")
 
 def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
     "One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture, the dtype and vLLM's words."

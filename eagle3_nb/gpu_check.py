@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 import torch
-from .core import Eagle3Error, write_json
+from .core import Eagle3Error, machine, write_json
 from .embedded import cache_dir, cached_build, convert_gguf, smollm2_gguf
 
 # %% auto #0
-__all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_gguf', 'check_verifier', 'machine', 'gpu_check', 'figures_table', 'bundle', 'main']
+__all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_gguf', 'check_verifier', 'gpu_check', 'figures_table', 'bundle', 'main']
 
 # %% ../nbs/10b_gpu_check.ipynb #5b1c6932
 CHECK_BLOCKS = [*range(7), *range(18, 30)]   # the embedded SmolLM2's blocks that travel: its first 7 and last 12
@@ -84,11 +84,6 @@ def _stage(figures:dict, name:str, device:str):
     yield row
     if device.startswith("cuda"): torch.cuda.synchronize()
     row.update(seconds=round(time.perf_counter() - t0, 2), peak_gb=round(_peak_gb(device), 2))
-
-def machine(device:str)->str:
-    "The device in words: the GPU's name, or the CPU's capability and whether it has AMX."
-    if device.startswith("cuda"): return torch.cuda.get_device_name()
-    return f"CPU {torch.backends.cpu.get_cpu_capability()}, AMX {torch.cpu._is_amx_tile_supported()}"
 
 # %% ../nbs/10b_gpu_check.ipynb #f5938c9c
 def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:int, max_new_tokens:int):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses, os, sys, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from .core import (CheckpointError, Eagle3Error, check_types, check_weights, read_json, write_json,
+from .core import (CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
 from .derive import ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
@@ -201,7 +201,7 @@ def write_summary(run:Path,      # the run directory
          **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
          "greedy_identical": ev["greedy_identical"],
          "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
-         "seconds": secs}
+         "seconds": secs, "machine": machine(cfg.device)}
     write_json(run/"summary.json", s)
     body = summary_md(ev, draft)
     for png in ("acceptance.png", "training.png"): body = body.replace(f"]({png})", f"](eval/{png})")
@@ -316,6 +316,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.evaluate import evaluate_draft
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
     cfg, run, times = resolved(cfg), Path(run_dir), {}
+    print(f"machine: {machine(cfg.device)}", flush=True)   # every figure of the run is this machine's (summary.json too)
     if auto: print(f"precision auto -> {precision_reason(cfg.device)}", flush=True)
     if cfg.device == "cpu" and cfg.verifier.mla:
         print(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "

@@ -7,15 +7,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import SimpleNamespace
-from .core import Eagle3Error, torch_dtype
+from .core import Eagle3Error, cpu_amx_switch, torch_dtype
 from .reference import DraftSpec
 from .derive import is_mla, verifier_text_config
-from .engine import BLOCK16, cpu_mla_args, vllm_env
+from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0
 __all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
-           'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'mla_backend', 'mla_serving', 'mla_dtype',
-           'serving_dtype', 'moe_routing']
+           'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'vllm_plugin', 'mla_backend', 'mla_serving',
+           'mla_dtype', 'serving_dtype', 'moe_routing']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -190,6 +190,11 @@ def declare_cpu_block16()->bool:
     CPUAttentionBackend.get_supported_kernel_block_sizes = staticmethod(lambda kv_cache_spec=None: list(sizes))
     return 16 in sizes
 
+def vllm_plugin():
+    "The package's vLLM general plugin, run in every vLLM process: the AMX switch (`EAGLE3_CPU_AMX`), then 16-token blocks."
+    cpu_amx_switch()
+    declare_cpu_block16()
+
 # %% ../nbs/03b_vllm_support.ipynb #b41ccff9
 def mla_backend(device:str="cpu",      # only cpu is asked
                 dtype:str="bfloat16",  # the dtype served: the package's engine asks for CPU_MLA for any but bf16
@@ -198,8 +203,8 @@ def mla_backend(device:str="cpu",      # only cpu is asked
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
     if device != "cpu": raise Eagle3Error(f"mla_backend: device {device!r} is not asked here; only cpu")
     from vllm.platforms.cpu import CpuPlatform
-    asked = cpu_mla_args(dtype).get("attention_config")   # the backend the engine asks for, as the engine asks
-    path = CpuPlatform.get_attn_backend_cls(asked and AttentionBackendEnum[asked["backend"]],
+    asked = cpu_mla_backend(dtype)   # the backend the engine asks for, for the verifier and an MLA draft
+    path = CpuPlatform.get_attn_backend_cls(asked and AttentionBackendEnum[asked],
                                             SimpleNamespace(use_sparse=False, use_mla=True))
     e = next(b for b in AttentionBackendEnum if b.value == path)
     return e.name, e.get_class()

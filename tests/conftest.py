@@ -18,3 +18,8 @@ def scratch(tmp_path_factory):
     if old[1] is None: os.environ.pop("TMPDIR", None)
     else: os.environ["TMPDIR"] = old[1]
     shutil.rmtree(d, ignore_errors=True)
+
+def pytest_report_header(config):
+    "The CPU kind the run's figures belong to: vLLM picks its kernels by it (AMX or not), so a failure may be this kind's."
+    from eagle3_nb.core import cpu_line
+    return f"eagle3_nb on {cpu_line()}"
