@@ -15,7 +15,7 @@ NO_COMPILE := --no-compile
 INSTALL = $(PY) tools/pip_install.py -q $(NO_COMPILE)
 COMPILE := $(if $(PYTHONDONTWRITEBYTECODE),$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true,@true)
 
-.PHONY: venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer export readme docs clean-venv
+.PHONY: venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer bench-scale export readme docs clean-venv
 
 $(STAMP): setup.py settings.ini tools/pip_install.py
 	python3 -m venv $(VENV)
@@ -71,6 +71,15 @@ gpu-bundle: $(STAMP)
 
 gpu-check:
 	PYTHONPATH=$$(ls gpu-check/wheels/*.whl | paste -sd:) $(GPU_PY) -m eagle3_nb.gpu_check --gguf $(wildcard gpu-check/*.gguf) --out runs/gpu-check $(GPU_CHECK_ARGS)
+	# training at Kimi-K2.5's full dims, both draft attentions, bf16: tokens/s per GPU and MFU (bench/scale.py)
+	for att in llama mla; do PYTHONPATH=. $(GPU_PY) bench/scale.py --dims kimi-k2.5 --attention $$att --tokens 8192 --ttt-steps 3 \
+	  --dtype bf16 --json runs/gpu-check/scale-$$att.json || exit 1; done
+
+# one optimiser step of the package's training step at named dims, per sample length (bench/scale.py); on a CPU the
+# widths of Kimi-K2.5 divided by 4
+SCALE_ARGS ?= --dims demo --tokens 2048,8192,16384 --ttt-steps 3
+bench-scale: $(STAMP)
+	$(PY) bench/scale.py $(SCALE_ARGS) --json runs/bench-scale.json
 
 # eagle3_nb and speculators 0.9.0 on the same data and budget (bench/peer.py); speculators in a virtualenv of its own
 # (CPU torch first; its CUDA-only torchvision/torchaudio are not needed to train and break transformers' import)

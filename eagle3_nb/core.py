@@ -304,7 +304,8 @@ def cpu_kind()->dict:
 def cpu_line()->str:
     "`cpu_kind` in words, as test runs and figures print it."
     k = cpu_kind()
-    return f"CPU {k['cpu_capability']}, AMX {k['amx']}" + (f" ({CPU_AMX}=0 on a CPU with AMX)" if k["amx_simulated_off"] else "")
+    off = f" ({CPU_AMX}=0 on a CPU with AMX)" if k["amx_simulated_off"] else ""
+    return f"CPU {k['cpu_capability']}, AMX {k['amx']}{off}"
 
 def machine(device:str="cpu")->str:
     "The device in words: the GPU's name, or the CPU's capability and whether it has AMX."

@@ -109,7 +109,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
 BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch of the package's vLLM plugin: 0 leaves vLLM's CPU attention as it ships
 
 def cpu_mla_backend(dtype:str)->str|None:
-    "The MLA backend the package asks vLLM for on a CPU: CPU_MLA for any dtype but bf16 (AMX_MLA takes bf16 only); None: vLLM's."
+    "The MLA backend the package asks vLLM for on a CPU: CPU_MLA but in bf16 (AMX_MLA takes bf16 only); None: vLLM's."
     return None if str(dtype).removeprefix("torch.") == "bfloat16" else "CPU_MLA"
 
 def mla_pair_line(dtype:str,            # the dtype vLLM serves in

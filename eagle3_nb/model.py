@@ -10,6 +10,7 @@ from torch import nn
 from typing import TYPE_CHECKING
 from safetensors.torch import save_file
 from .core import DTYPE_NAMES, atomic_write, torch_dtype, write_json
+from .attention import ATTENTION, register_attention
 from .derive import expected_shapes
 from .reference import TensorInfo, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
@@ -65,7 +66,7 @@ def mla_layer_config(config):
             "qk_rope_head_dim", "v_head_dim", "intermediate_size", "hidden_act", "rms_norm_eps", "attention_bias",
             "rope_parameters", "max_position_embeddings")
     c = DeepseekV3Config(**{k: getattr(config, k) for k in keep}, rope_interleave=True)   # vLLM: is_neox_style=False
-    c._attn_implementation = "sdpa"
+    c._attn_implementation = ATTENTION
     return c
 
 def draft_attention(config)->nn.Module:
@@ -118,7 +119,8 @@ class Eagle3Draft(nn.Module):
     def __init__(self, config:LlamaConfig, embed:torch.Tensor|None=None):
         from transformers.models.llama.modeling_llama import LlamaRMSNorm, LlamaRotaryEmbedding
         super().__init__()
-        config._attn_implementation = "sdpa"
+        register_attention()   # 06b_attention: a TTTLayout in place of a mask runs in memory linear in length
+        config._attn_implementation = ATTENTION
         self.config, H = config, config.hidden_size
         n_aux = len(config.eagle_config["eagle_aux_hidden_state_layer_ids"])
         Ht = getattr(config, "target_hidden_size", None) or H
@@ -156,13 +158,13 @@ class Eagle3Draft(nn.Module):
         "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
         return self.fc(self.fc_input(aux))
 
-    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None):
-        "One draft step: the hidden fed to the next step (B, T, H) and the draft logits (B, T, Vd), or (N, Vd) at `select`."
+    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None, logits:bool=True):
+        "One draft step: the hidden fed to the next step (B, T, H) and the logits (B, T, Vd) or (N, Vd) at `select`."
         e = self.embed_tokens(input_ids).to(self.fc.weight.dtype)                         # (B, T, H)
         x = self.midlayer(e, hidden, self.rotary_emb(hidden, position_ids), attention_mask, cache)   # (B, T, H)
         y = self.norm(x)                                                                  # (B, T, H)
-        logits = self.lm_head(y if select is None else y[select])                         # (B, T, Vd) or (N, Vd)
-        return (y if self.norm_output else x), logits
+        out = y if select is None else y[select]                                          # (B, T, H) or (N, H)
+        return (y if self.norm_output else x), (self.lm_head(out) if logits else out)    # logits=False: lm_head's input
 
 # %% ../nbs/06_model.ipynb #32095b9a
 def ttt_mask(T:int,      # sequence length

@@ -8,10 +8,11 @@ from pathlib import Path
 import torch
 from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
+from .attention import TTTLayout
 
 # %% auto #0
-__all__ = ['verifier_logits', 'target_head', 'global_sum', 'kept_rows', 'ttt_loss', 'chain_draft', 'accepted_lengths',
-           'offline_acceptance']
+__all__ = ['LOSS_ROWS', 'verifier_logits', 'target_head', 'SoftTargetCE', 'soft_target_ce', 'global_sum', 'kept_rows',
+           'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
@@ -27,6 +28,60 @@ def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last
 def target_head(head:dict, rows:torch.Tensor)->dict:
     "The verifier's final norm and the `rows` of its `lm_head` in float32, made once for `verifier_logits`."
     return {"norm.weight": head["norm.weight"].float(), "lm_head.weight": head["lm_head.weight"].float()[rows].contiguous()}
+
+# %% ../nbs/07a_objective.ipynb #ddb20488
+LOSS_ROWS = 1024   # scored tokens whose vocabulary-wide logits are held at once
+
+class SoftTargetCE(torch.autograd.Function):
+    "sum over rows of -p . log_softmax(y W^T), p the verifier's softmax; in blocks of rows, gradients made in the forward."
+    @staticmethod
+    def forward(ctx, y, weight, last, norm_w, head_w, eps, rows, dt):
+        gy, gw = torch.zeros_like(y, dtype=torch.float32), torch.zeros_like(weight, dtype=torch.float32)
+        loss, hits, w, head = y.new_zeros((), dtype=torch.float32), y.new_zeros((), dtype=torch.long), weight.to(dt), \
+            {"norm.weight": norm_w, "lm_head.weight": head_w}
+        for i in range(0, len(y), rows):
+            yc = y[i:i + rows].to(dt)                                          # (r, H)
+            t = verifier_logits(last[i:i + rows], head, eps=eps)               # (r, Vd) float32
+            p, lp = t.softmax(-1), (yc @ w.T).float().log_softmax(-1)
+            loss -= (p * lp).sum()
+            hits += (lp.argmax(-1) == t.argmax(-1)).sum()
+            g = (lp.exp() - p).to(dt)                                          # d loss / d logits
+            gy[i:i + rows] = g @ w
+            gw += (g.T @ yc).float()
+        ctx.save_for_backward(gy, gw)
+        ctx.dtypes = (y.dtype, weight.dtype)
+        ctx.mark_non_differentiable(hits)
+        return loss, hits
+
+    @staticmethod
+    def backward(ctx, dloss, _):
+        gy, gw = ctx.saved_tensors
+        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None, None, None, None
+
+def _through_module(logits:torch.Tensor, last:torch.Tensor, head:dict, eps:float, rows:int)->tuple:
+    "The same sums from logits an `lm_head` module computed (the targets still in blocks): what FSDP's hooks need."
+    loss, hits = logits.new_zeros((), dtype=torch.float32), 0
+    for i in range(0, len(logits), rows):
+        with torch.no_grad(): t = verifier_logits(last[i:i + rows], head, eps=eps)
+        lp = logits[i:i + rows].float().log_softmax(-1)
+        loss = loss - (t.softmax(-1) * lp).sum()
+        hits += int((lp.argmax(-1) == t.argmax(-1)).sum())
+    return loss, torch.tensor(hits)
+
+def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of the scored tokens (lm_head's input)
+                   lm_head:torch.nn.Linear, # the draft's lm_head (Vd, H)
+                   last:torch.Tensor,    # (n, Ht) the verifier's last hidden state whose distribution is each target
+                   head:dict,            # `target_head`
+                   eps:float,            # the verifier's rms_norm_eps
+                   rows:int=LOSS_ROWS,   # rows of the vocabulary held at once
+                  )->tuple[torch.Tensor, torch.Tensor]:
+    "(summed loss, argmax hits) of the draft against the verifier, in blocks of rows; the matmuls in autocast's dtype."
+    if hasattr(lm_head.weight, "full_tensor"):   # FSDP-sharded: its hooks gather the weight and reduce-scatter its grad
+        return _through_module(lm_head(y), last, head, eps, rows)
+    dev = y.device.type
+    dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else y.dtype
+    with torch.autocast(dev, enabled=False):
+        return SoftTargetCE.apply(y, lm_head.weight, last, head["norm.weight"], head["lm_head.weight"], eps, rows, dt)
 
 # %% ../nbs/07a_objective.ipynb #9eb34990
 def global_sum(x:torch.Tensor, world:int)->torch.Tensor:
@@ -54,49 +109,51 @@ def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
     return idx, real
 
 # %% ../nbs/07a_objective.ipynb #97df3523
+def step_valid(mask:torch.Tensor,    # (B, T) loss mask
+               starts:torch.Tensor,  # (B, T) where each token's sample starts in its row
+               k:int,                # the step
+              )->torch.Tensor:
+    "(B, T): where step k scores, the token it predicts (t + 2 + k) an assistant token of the same sample."
+    return _shift(mask, 2 + k, False) & (_shift(starts, 2 + k, -1) == starts)
+
 def ttt_loss(model:Eagle3Draft,    # the draft
-             batch:dict,           # a collated batch: input_ids, loss_mask, aux, last, lengths
+             batch:dict,           # a collated batch: input_ids, loss_mask, aux, last (position_ids, sample_start: packed)
              head:dict,            # the verifier's head on the draft vocabulary (`target_head`)
              steps:int,            # K, the unrolled training-time-test steps
              eps:float,            # the verifier's rms_norm_eps
              step_decay:float=1.0, # step k's loss weight is step_decay**k
              world:int=1,          # number of ranks (the loss is normalised over all of them)
             )->tuple[torch.Tensor, list, list]:
-    "Weighted TTT loss of a padded batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
+    "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T = ids.shape
-    need = torch.zeros_like(mask)                                        # positions some step scores against
-    for k in range(steps): need[:, 1 + k:] |= _shift(mask, 2 + k, False)[:, :T - 1 - k]
-    row = torch.full((B, T), -1, dtype=torch.long, device=ids.device)
-    row[need] = torch.arange(int(need.sum()), device=ids.device)         # (B, T) -> row of the targets below
-    with torch.no_grad(), torch.autocast(ids.device.type, enabled=False):  # targets in fp32 whatever the precision
-        tl = verifier_logits(last[need], head, eps=eps)                  # (M, Vd): prompt and padding left out
-        p, arg = tl.softmax(-1), tl.argmax(-1)
+    pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))   # restarting with each sample
+    starts = batch.get("sample_start", torch.zeros_like(ids))
+    valid = [step_valid(mask, starts, k) for k in range(steps)]
     later = torch.zeros_like(mask)                                       # positions a step after the first scores at
-    for k in range(1, steps): later |= _shift(mask, 2 + k, False)
+    for v in valid[1:]: later |= v
     idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
     b = torch.arange(B, device=ids.device)[:, None]
     hidden, cache = model.fuse(aux), StepCache()
     total, losses, accs = 0.0, [], []
     for k in range(steps):
-        valid = _shift(mask, 2 + k, False)
-        n = global_sum(valid.sum().float(), world)                       # tokens scored at step k, over all ranks
+        n = global_sum(valid[k].sum().float(), world)                    # tokens scored at step k, over all ranks
         if n == 0: break
         if k == 0:   # every position: the prompt's states are the keys of all later steps
-            att, x, sel = ttt_mask(T, 0, ids.device)[None, None], _shift(ids, 1), valid
-            pos = torch.arange(T, device=ids.device).expand(B, T)
+            lay, x, pos, sel = TTTLayout(T, 0, starts), _shift(ids, 1), pos0, valid[0]
+            bb, tt = sel.nonzero(as_tuple=True)                          # the scored tokens, in `select`'s order
         else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
             if k == 1: hidden = hidden[b, idx]                           # (B, N, H)
-            eye = torch.eye(idx.shape[1], dtype=torch.bool, device=ids.device).expand(B, -1, -1)
-            att = torch.cat([torch.arange(T, device=ids.device) <= idx[..., None]] + [eye] * k, -1)[:, None]  # (B, 1, N, T+kN)
-            x, pos, sel = _shift(ids, 1 + k)[b, idx], idx + k, valid[b, idx] & real
-        hidden, logits = model(hidden, x, pos, att, cache, select=sel)   # logits only where scored (n, Vd)
-        lp = logits.float().log_softmax(-1)
-        at = _at(row, 1 + k, valid)                                       # the targets' rows of the scored tokens
-        lk = -(p[at] * lp).sum() * world / n                             # ranks' gradients are averaged
+            lay = TTTLayout(T, k, starts, idx, real)
+            x, pos, sel = _shift(ids, 1 + k)[b, idx], pos0[b, idx] + k, valid[k][b, idx] & real
+            bb, rr = sel.nonzero(as_tuple=True)
+            tt = idx[bb, rr]
+        hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False)   # lm_head's input where scored (n, H)
+        lsum, hits = soft_target_ce(y, model.lm_head, last[bb, tt + 1 + k], head, eps)
+        lk = lsum * world / n                                            # ranks' gradients are averaged
         total = total + step_decay ** k * lk
         losses.append(lk.item() / world)
-        accs.append((lp.argmax(-1) == arg[at]).float().mean().item())  # argmax in fp32: faster than in bf16, same index
+        accs.append(hits.item() / max(len(y), 1))
     return total, losses, accs
 
 # %% ../nbs/07a_objective.ipynb #fb071a36

@@ -24,7 +24,7 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['TrainConfig', 'Plan', 'check_data', 'param_groups', 'Run', 'train_step', 'train']
+__all__ = ['KEYS', 'TrainConfig', 'Plan', 'check_data', 'param_groups', 'Run', 'train_step', 'train']
 
 # %% ../nbs/07_train.ipynb #65fc2f46
 @dataclass
@@ -32,7 +32,8 @@ class TrainConfig:
     "How the draft is trained."
     epochs: float = 2.0          # passes over the data (fractional allowed)
     lr: float = 1e-3
-    batch_size: int = 4          # sequences per optimizer step
+    batch_size: int = 4          # sequences per optimizer step (padded to the longest), unless tokens_per_step
+    tokens_per_step: int = 0     # >0: samples packed back to back, this many tokens per optimizer step over all ranks
     ttt_steps: int = 3           # K unrolled training-time-test steps
     ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
@@ -59,6 +60,7 @@ class TrainConfig:
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
             raise Eagle3Error("ttt_steps, ttt_every and batch_size must be >= 1")
+        if self.tokens_per_step < 0: raise Eagle3Error(f"tokens_per_step {self.tokens_per_step}: 0 (batch_size) or > 0")
         if not 0 < self.step_decay <= 1: raise Eagle3Error(f"step_decay {self.step_decay} must be in (0, 1]")
         if self.shuffle not in ("global", "shard"):
             raise Eagle3Error(f"shuffle {self.shuffle!r}: choose global or shard")
@@ -80,10 +82,27 @@ class TrainConfig:
         return replace(self, precision=was or ("bf16" if self.bf16 else "fp32")) if self.precision == "auto" else self
 
 # %% ../nbs/07_train.ipynb #4c0fc0bd
-def _collate(samples:list)->dict:
+KEYS = ("input_ids", "loss_mask", "aux", "last")   # what a sample brings to a batch
+
+def _collate(samples:list, packed:bool=False)->dict:
+    "One batch: rows padded to the longest sample, or (`packed`) one row of the samples back to back, positions restarting."
+    if packed:
+        lens = [len(s["input_ids"]) for s in samples]
+        starts = [sum(lens[:i]) for i in range(len(lens))]
+        return {k: torch.cat([s[k] for s in samples])[None] for k in KEYS} | {
+            "position_ids": torch.cat([torch.arange(n) for n in lens])[None],
+            "sample_start": torch.cat([torch.full((n,), s) for n, s in zip(lens, starts)])[None]}
     T = max(len(s["input_ids"]) for s in samples)
     pad = lambda x: F.pad(x, [0, 0] * (x.dim() - 1) + [0, T - x.shape[0]])
-    return {k: torch.stack([pad(s[k]) for s in samples]) for k in ("input_ids", "loss_mask", "aux", "last")}
+    return {k: torch.stack([pad(s[k]) for s in samples]) for k in KEYS}
+
+def _packs(order:list, lengths:list, budget:int)->list:
+    "`order` cut into consecutive packs of at most `budget` tokens (a longer sample is a pack of its own)."
+    out, used = [], budget
+    for j in order:
+        if used + lengths[j] > budget: out.append([]); used = 0
+        out[-1].append(j); used += lengths[j]
+    return out
 
 def _schedule(opt, total:int, warm:int):
     cos = lambda s: 1 + math.cos(math.pi * (s - warm) / max(total - warm, 1))   # 2 -> 0 after the warmup
@@ -91,19 +110,23 @@ def _schedule(opt, total:int, warm:int):
     return torch.optim.lr_scheduler.LambdaLR(opt, f)
 
 def _batches(lengths:list,         # tokens of each sample
-             cfg:TrainConfig,      # batch size, seed, grouping
+             cfg:TrainConfig,      # batch size or token budget, seed, grouping
              epoch:int,            # the draw
              blocks:list|None=None, # sizes of consecutive runs of samples (shards) that batches must not cross
+             world:int=1,          # ranks: a packed step holds one pack per rank
             )->list:
     "The epoch's batches (lists of sample positions), in a seeded order; `group_by_length` sorts windows of 16 batches."
     if blocks is not None:   # each block on its own, blocks in their order
         out, lo = [], 0
         for b, n in enumerate(blocks):
-            out += [[lo + j for j in x] for x in _batches(lengths[lo:lo + n], cfg, epoch * 100_003 + b + 1)]
+            out += [[lo + j for j in x] for x in _batches(lengths[lo:lo + n], cfg, epoch * 100_003 + b + 1, world=world)]
             lo += n
         return out
     n, g = len(lengths), torch.Generator().manual_seed(cfg.seed * 1000 + epoch)
     order = torch.randperm(n, generator=g).tolist()
+    if cfg.tokens_per_step:   # packed: each step `world` packs of the rank budget; packs short of a full step wait
+        packs = _packs(order, lengths, cfg.tokens_per_step // world)
+        return [sum(packs[i:i + world], []) for i in range(0, len(packs) - world + 1, world)]
     if cfg.group_by_length:
         w = 16 * cfg.batch_size
         order = [j for i in range(0, n, w) for j in sorted(order[i:i + w], key=lengths.__getitem__)]
@@ -126,15 +149,18 @@ class Plan:
     lengths: list              # tokens of each pool sample
     cfg: TrainConfig           # batch size, seed, grouping
     blocks: list|None = None   # pool samples per shard, where batches must not cross shards (`shuffle="shard"`)
+    world: int = 1             # ranks: packed steps hold one pack of `tokens_per_step // world` tokens per rank
     def __post_init__(self): self.drawn = {}; self.per_epoch = len(self.epoch(0))
     def epoch(self, e:int)->list:
         "Epoch `e`'s batches (positions in the pool); the latest epoch drawn is kept."
-        if e not in self.drawn: self.drawn = {e: _batches(self.lengths, self.cfg, e, self.blocks)}
+        if e not in self.drawn: self.drawn = {e: _batches(self.lengths, self.cfg, e, self.blocks, self.world)}
         return self.drawn[e]
     def batch(self, step:int, rank:int=0, world:int=1)->tuple[int, list]:
         "(epoch, dataset indices) that rank `rank` of `world` trains on at optimiser step `step` (0-based)."
         e, i = divmod(step, self.per_epoch)
-        return e, [self.pool[j] for j in self.epoch(e)[i][rank::world]]
+        b = self.epoch(e)[i]
+        mine = _packs(b, self.lengths, self.cfg.tokens_per_step // world)[rank] if self.cfg.tokens_per_step else b[rank::world]
+        return e, [self.pool[j] for j in mine]
     def consumed(self, step:int)->tuple[int, set]:
         "(epoch, dataset indices) that the steps of `step`'s epoch before it trained on."
         e, i = divmod(step, self.per_epoch)
@@ -191,7 +217,8 @@ def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
     if config.draft_vocab_size != cfg.draft_vocab_size:
         raise Eagle3Error(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; "
                          "derive the config with the same draft vocabulary")
-    if cfg.batch_size % world: raise Eagle3Error(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
+    if cfg.batch_size % world and not cfg.tokens_per_step:
+        raise Eagle3Error(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     return cfg
 
 def check_data(manifest:dict, config:LlamaConfig):
@@ -314,7 +341,8 @@ def _start(data, config, out, cfg:TrainConfig):
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
     lengths = ds.lengths()
-    plan = Plan(pool, [lengths[j] for j in pool], cfg, _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None)
+    plan = Plan(pool, [lengths[j] for j in pool], cfg, _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None,
+                world)
     total = min(math.ceil(cfg.epochs * plan.per_epoch), cfg.max_steps or math.inf)
     opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
     sched = _schedule(opt, math.ceil(cfg.epochs * plan.per_epoch), int(cfg.warmup_frac * cfg.epochs * plan.per_epoch))
@@ -345,7 +373,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         epoch, idx = plan.batch(r.step, rank, world)
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
             ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step))))
-        batch = {k: v.to(cfg.device) for k, v in _collate([get(j, epoch) for j in idx]).items()}
+        batch = {k: v.to(cfg.device) for k, v in _collate([get(j, epoch) for j in idx], cfg.tokens_per_step > 0).items()}
         row = train_step(r, batch)
         row["seconds"] = round(before + time.perf_counter() - t0, 3)   # wall seconds of training so far, resumes added
         ntok += int(batch["loss_mask"].sum())

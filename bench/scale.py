@@ -1,0 +1,139 @@
+"""Training at scale: one optimiser step of eagle3_nb's own training step (`train.train_step`) at named dims on synthetic
+states, per sample length and TTT depth: peak memory over the model and data, tokens/s, model FLOPs per token counted
+from the shapes, and their share of this device's peak measured by a matmul of the same dtype (MFU).
+
+Usage: python bench/scale.py --dims demo --tokens 2048,16384 --ttt-steps 3 [--scale 4] [--attention llama|mla]
+                             [--device cpu|cuda] [--dtype fp32|bf16] [--steps 2] [--json FILE]
+Each (tokens, TTT steps) runs in a fresh process, so each peak is its own. The figures name the dims, dtype, device and
+the CPU's capability; a sample of T tokens is one packed row (the loss scores 95% of it, as an answer after a prompt).
+"""
+import argparse, dataclasses, json, os, resource, subprocess, sys, tempfile, time
+from pathlib import Path
+import torch
+
+# name: (verifier config in the package's fixtures, draft vocabulary, default draft attention)
+DIMS = {"demo": ("SmolLM2-135M-Instruct.json", 4096, "llama"),
+        "llama-3.1-8b": ("Llama-3.1-8B-Instruct.json", 32000, "llama"),
+        "kimi-k2.5": ("Kimi-K2.5.json", 32000, "mla")}
+WIDTHS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "q_lora_rank", "kv_lora_rank")
+
+def scaled(cfg:dict, n:int)->dict:
+    "The verifier config with its widths (hidden, intermediate, heads, MLA ranks) divided by `n`; head sizes kept."
+    tc = cfg.get("text_config") or cfg
+    tc = {**tc, **{k: tc[k] // n for k in WIDTHS if tc.get(k)}}
+    return {**cfg, "text_config": tc} if "text_config" in cfg else tc
+
+def step_flops(config, T:int, K:int)->float:
+    "Model FLOPs per token of one training step (forward 2x, backward 4x the matmuls; targets forward only; no recompute)."
+    from eagle3_nb.model import Eagle3Draft, mla_draft
+    H, Vd = config.hidden_size, config.draft_vocab_size
+    Ht = getattr(config, "target_hidden_size", None) or H
+    with torch.device("meta"): m = Eagle3Draft(config)
+    layer = sum(p.numel() for n, p in m.midlayer.named_parameters() if p.dim() == 2)
+    h = config.num_attention_heads
+    dqk, dv = ((config.qk_nope_head_dim + config.qk_rope_head_dim, config.v_head_dim) if mla_draft(config)
+               else (config.head_dim, config.head_dim))
+    fc = m.fc.weight.numel()
+    per_step = lambda k: 6 * layer + 6 * H * Vd + 2 * Ht * Vd + 6 * h * (dqk + dv) * ((T + 1) / 2 + k)
+    return 6 * fc + sum(per_step(k) for k in range(K))
+
+def peak_flops(device:str, dtype:torch.dtype)->float:
+    "This device's matmul FLOP/s in `dtype`: the best of a few square products."
+    n = 8192 if device == "cuda" else 2048
+    a, b = torch.randn(n, n, device=device, dtype=dtype), torch.randn(n, n, device=device, dtype=dtype)
+    best = 0.0
+    for _ in range(5):
+        if device == "cuda": torch.cuda.synchronize()
+        t = time.perf_counter(); a @ b
+        if device == "cuda": torch.cuda.synchronize()
+        best = max(best, 2 * n ** 3 / (time.perf_counter() - t))
+    return best
+
+def rss()->int:
+    with open("/proc/self/statm") as f: return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+def one(a)->dict:
+    "One (dims, tokens, TTT steps) measurement, in this process."
+    from eagle3_nb.core import machine
+    from eagle3_nb.reference import fixture, load_config
+    from eagle3_nb.derive import derive_draft_config
+    from eagle3_nb.model import Eagle3Draft
+    from eagle3_nb.train import Run, TrainConfig, param_groups, train_step
+    name, vocab, kind = DIMS[a.dims]
+    config = derive_draft_config(scaled(load_config(fixture(f"verifiers/{name}")), a.scale), draft_vocab_size=vocab,
+                                 attention=a.attention or kind).config
+    T, dev, g = a.tokens, a.device, torch.Generator().manual_seed(0)
+    H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
+    Ht = getattr(config, "target_hidden_size", None) or H
+    bf16 = a.dtype == "bf16"
+    tc = TrainConfig(ttt_steps=a.ttt_steps, draft_vocab_size=Vd, device=dev, precision=a.dtype, log_to="none")
+    if dev == "cuda": torch.cuda.reset_peak_memory_stats()
+    before = rss() if dev == "cpu" else torch.cuda.memory_allocated()
+    model = Eagle3Draft(config, embed=(torch.randn(V, H, generator=g) * 0.02).bfloat16()).to(dev)   # frozen, as stored
+    head = {"norm.weight": torch.ones(Ht, device=dev), "lm_head.weight": torch.randn(Vd, Ht, generator=g).to(dev) * 0.05}
+    mask = torch.ones(1, T, dtype=torch.long); mask[:, : T // 20] = 0           # a prompt, then the answer scored
+    batch = {"input_ids": torch.randint(0, V, (1, T), generator=g), "loss_mask": mask,
+             "aux": (torch.randn(1, T, 3, Ht, generator=g)).bfloat16(), "last": torch.randn(1, T, Ht, generator=g).bfloat16()}
+    batch = {k: v.to(dev) for k, v in batch.items()}
+    opt = torch.optim.AdamW(param_groups(model, tc), lr=1e-4)
+    r = Run(model, opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0), config, tc, Path(tempfile.mkdtemp()), head,
+            1e-6)
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    base = rss() if dev == "cpu" else torch.cuda.memory_allocated()
+    train_step(r, batch); sync()                                                   # warm-up (kernels, allocator)
+    t = time.perf_counter()
+    for _ in range(a.steps): train_step(r, batch)
+    sync()
+    secs = (time.perf_counter() - t) / a.steps
+    top = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 if dev == "cpu" else torch.cuda.max_memory_allocated()
+    peak = top - base
+    fpt, pk = step_flops(config, T, a.ttt_steps), peak_flops(dev, torch.bfloat16 if bf16 else torch.float32)
+    return {"dims": a.dims, "attention": a.attention or kind, "scale": a.scale, "hidden_size": H,
+            "num_attention_heads": config.num_attention_heads, "draft_vocab_size": Vd, "tokens": T,
+            "ttt_steps": a.ttt_steps, "dtype": a.dtype, "device": machine(dev), "peak_memory_bytes": int(peak),
+            "model_and_data_bytes": int(base - before), "tokens_per_s": T / secs, "seconds_per_step": secs,
+            "flops_per_token": fpt, "peak_flops": pk, "mfu": fpt * T / secs / pk, "loss": r.hist[-1]["loss"]}
+
+def row(x:dict)->str:
+    "One result as a markdown table row."
+    lead = f"| {x['dims']} /{x.get('scale', 1)} | {x.get('attention')} | {x['tokens']:,} | {x['ttt_steps']} |"
+    if "error" in x: return f"{lead} {x['error']} |"
+    return (f"{lead} {x['dtype']} | {x['peak_memory_bytes'] / 2**20:,.0f} MiB | {x['tokens_per_s']:,.0f} | "
+            f"{x['flops_per_token'] / 1e9:.2f} | {x['mfu']:.1%} |")
+
+def table(rows:list)->str:
+    head = "| dims / scale | attention | tokens | TTT | dtype | peak memory | tokens/s | GFLOP/token | MFU |"
+    return "\n".join([head, "|---" * 9 + "|"] + [row(x) for x in rows])
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dims", choices=list(DIMS), default="demo")
+    ap.add_argument("--scale", type=int, default=1, help="divide the widths by N (a CPU at Kimi-K2.5's dims: 4)")
+    ap.add_argument("--attention", choices=["llama", "mla"], default=None, help="the draft's attention; default: the dims'")
+    ap.add_argument("--tokens", default="2048,8192", help="sample lengths, comma-separated")
+    ap.add_argument("--ttt-steps", default="3", help="TTT depths, comma-separated")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--dtype", choices=["fp32", "bf16"], default=None, help="default: bf16 on a GPU, fp32 on a CPU")
+    ap.add_argument("--steps", type=int, default=2, help="timed steps after one warm-up step")
+    ap.add_argument("--json", default=None, help="write the list of results here")
+    ap.add_argument("--one", type=int, nargs=2, default=None, help=argparse.SUPPRESS)   # (tokens, ttt): this process
+    a = ap.parse_args()
+    a.dtype = a.dtype or ("bf16" if a.device == "cuda" else "fp32")
+    if a.one:
+        a.tokens, a.ttt_steps = a.one
+        print("RESULT" + json.dumps(one(a)), flush=True)
+        sys.exit(0)
+    rows = []
+    for K in map(int, a.ttt_steps.split(",")):
+        for T in map(int, a.tokens.split(",")):
+            argv = [sys.executable, __file__, "--dims", a.dims, "--scale", str(a.scale), "--device", a.device,
+                    "--dtype", a.dtype, "--steps", str(a.steps), "--one", str(T), str(K)]
+            argv += ["--attention", a.attention] if a.attention else []
+            p = subprocess.run(argv, capture_output=True, text=True)
+            got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
+            rows.append(json.loads(got[-1][6:]) if got else
+                        {"dims": a.dims, "attention": a.attention, "tokens": T, "ttt_steps": K,
+                         "error": (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:160]})
+            print(row(rows[-1]), flush=True)
+    print(f"\n{rows[0].get('device', a.device)}\n\n{table(rows)}")
+    if a.json: Path(a.json).write_text(json.dumps(rows, indent=1))
