@@ -131,6 +131,9 @@ def ttt_attention(module, query, key, value, attention_mask, dropout:float=0.0, 
     if not isinstance(lay, TTTLayout):
         return sdpa_attention_forward(module, query, key, value, lay, dropout=dropout, scaling=scaling, **kwargs)
     scale = scaling if scaling is not None else query.shape[-1] ** -0.5
+    dev = query.device.type   # one dtype for the fused kernels: autocast's, as SDPA takes it under autocast
+    dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else query.dtype
+    query, key, value = (x.to(dt) for x in (query, key, value))
     rep = query.shape[1] // key.shape[1]
     o = _step0(query, key, value, lay, scale, rep) if lay.step == 0 else _later(query, key, value, lay, scale, rep)
     return o.transpose(1, 2).contiguous(), None                                  # (B, T, h, Dv), as transformers returns
