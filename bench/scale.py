@@ -7,7 +7,7 @@ Usage: python bench/scale.py --dims demo --tokens 2048,16384 --ttt-steps 3 [--sc
 Each (tokens, TTT steps) runs in a fresh process, so each peak is its own. The figures name the dims, dtype, device and
 the CPU's capability; a sample of T tokens is one packed row (the loss scores 95% of it, as an answer after a prompt).
 """
-import argparse, dataclasses, json, os, resource, subprocess, sys, tempfile, time
+import argparse, json, os, resource, subprocess, sys, tempfile, time
 from pathlib import Path
 import torch
 
