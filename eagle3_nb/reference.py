@@ -210,6 +210,8 @@ def detect_format(cfg:dict)->str:
                                   "drafts are handled here")
         return "speculators"
     archs = cfg.get("architectures") or []
+    if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
+        raise CheckpointError(f"architectures is {archs!r}: expected a list of class names, e.g. [\"LlamaForCausalLMEagle3\"]")
     if any("Eagle3" in a for a in archs) or "eagle_config" in cfg or "draft_vocab_size" in cfg: return "vllm"
     raise CheckpointError(f"this config (architectures {archs}) is not an EAGLE-3 draft: no eagle_config, "
                           "draft_vocab_size or speculators fields. Did you pass the verifier instead of the draft?")

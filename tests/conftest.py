@@ -23,3 +23,9 @@ def pytest_report_header(config):
     "The CPU kind the run's figures belong to: vLLM picks its kernels by it (AMX or not), so a failure may be this kind's."
     from eagle3_nb.core import cpu_line
     return f"eagle3_nb on {cpu_line()}"
+
+def pytest_configure(config):
+    """transformers' log handler made now, on the session's stderr: made first inside a test that captures output, it
+    would keep that test's stream, closed after it, and every later warning would print a '--- Logging error ---'."""
+    import transformers.utils.logging as tl
+    tl.get_logger("transformers")
