@@ -32,19 +32,22 @@ def target_head(head:dict, rows:torch.Tensor)->dict:
 # %% ../nbs/07a_objective.ipynb #ddb20488
 LOSS_ROWS = 1024   # scored tokens whose vocabulary-wide logits are held at once
 
+def _block_loss(logits:torch.Tensor, last:torch.Tensor, head:dict, eps:float)->tuple:
+    "(loss, argmax hits, target p, log-softmax) of one block of rows: the draft's logits against the verifier's."
+    with torch.no_grad(): t = verifier_logits(last, head, eps=eps)       # (r, Vd) float32
+    p, lp = t.softmax(-1), logits.float().log_softmax(-1)
+    return -(p * lp).sum(), (lp.argmax(-1) == t.argmax(-1)).sum(), p, lp
+
 class SoftTargetCE(torch.autograd.Function):
     "sum over rows of -p . log_softmax(y W^T), p the verifier's softmax; in blocks of rows, gradients made in the forward."
     @staticmethod
-    def forward(ctx, y, weight, last, norm_w, head_w, eps, rows, dt):
+    def forward(ctx, y, weight, last, head, eps, rows, dt):
         gy, gw = torch.zeros_like(y, dtype=torch.float32), torch.zeros_like(weight, dtype=torch.float32)
-        loss, hits, w, head = y.new_zeros((), dtype=torch.float32), y.new_zeros((), dtype=torch.long), weight.to(dt), \
-            {"norm.weight": norm_w, "lm_head.weight": head_w}
+        loss, hits, w = y.new_zeros((), dtype=torch.float32), y.new_zeros((), dtype=torch.long), weight.to(dt)
         for i in range(0, len(y), rows):
             yc = y[i:i + rows].to(dt)                                          # (r, H)
-            t = verifier_logits(last[i:i + rows], head, eps=eps)               # (r, Vd) float32
-            p, lp = t.softmax(-1), (yc @ w.T).float().log_softmax(-1)
-            loss -= (p * lp).sum()
-            hits += (lp.argmax(-1) == t.argmax(-1)).sum()
+            l, h, p, lp = _block_loss(yc @ w.T, last[i:i + rows], head, eps)
+            loss += l; hits += h
             g = (lp.exp() - p).to(dt)                                          # d loss / d logits
             gy[i:i + rows] = g @ w
             gw += (g.T @ yc).float()
@@ -56,17 +59,13 @@ class SoftTargetCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dloss, _):
         gy, gw = ctx.saved_tensors
-        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None, None, None, None
+        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None, None, None
 
 def _through_module(logits:torch.Tensor, last:torch.Tensor, head:dict, eps:float, rows:int)->tuple:
     "The same sums from logits an `lm_head` module computed (the targets still in blocks): what FSDP's hooks need."
-    loss, hits = logits.new_zeros((), dtype=torch.float32), 0
-    for i in range(0, len(logits), rows):
-        with torch.no_grad(): t = verifier_logits(last[i:i + rows], head, eps=eps)
-        lp = logits[i:i + rows].float().log_softmax(-1)
-        loss = loss - (t.softmax(-1) * lp).sum()
-        hits += int((lp.argmax(-1) == t.argmax(-1)).sum())
-    return loss, torch.tensor(hits)
+    parts = [_block_loss(logits[i:i + rows], last[i:i + rows], head, eps)[:2] for i in range(0, len(logits), rows)]
+    zero = logits.new_zeros((), dtype=torch.float32)                     # a rank may score no row of this step
+    return sum((l for l, _ in parts), zero), sum((h for _, h in parts), zero.long())
 
 def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of the scored tokens (lm_head's input)
                    lm_head:torch.nn.Linear, # the draft's lm_head (Vd, H)
@@ -81,7 +80,7 @@ def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of t
     dev = y.device.type
     dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else y.dtype
     with torch.autocast(dev, enabled=False):
-        return SoftTargetCE.apply(y, lm_head.weight, last, head["norm.weight"], head["lm_head.weight"], eps, rows, dt)
+        return SoftTargetCE.apply(y, lm_head.weight, last, head, eps, rows, dt)
 
 # %% ../nbs/07a_objective.ipynb #9eb34990
 def global_sum(x:torch.Tensor, world:int)->torch.Tensor:
@@ -95,10 +94,6 @@ def _shift(x:torch.Tensor, n:int, fill=0)->torch.Tensor:
     "x[:, t+n] at t (B, T, ...), `fill` past the end."
     out = torch.full_like(x, fill); out[:, :x.shape[1] - n] = x[:, n:]
     return out
-
-def _at(x:torch.Tensor, n:int, where:torch.Tensor)->torch.Tensor:
-    "`_shift(x, n)[where]` without a shifted copy of x (`where` is False past the end): the (B, T, Vd) targets stay put."
-    return x[:, n:][where[:, :x.shape[1] - n]]
 
 def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
     "The positions where `keep` (B, T) is True, left-aligned per row and padded with 0 (B, N), and which are real (B, N)."
