@@ -7,9 +7,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def root(): return ROOT
 
-@pytest.fixture(scope="session", autouse=True)
-def scratch(tmp_path_factory):
-    "Every temporary directory the notebooks, the CLI and vLLM make goes under one folder, removed at the end."
+@pytest.fixture(autouse=True)
+def tmpdir_per_test(tmp_path_factory):
+    """Every temporary directory a test's notebooks, CLI runs and vLLM make goes under one folder, removed when that test
+    ends: a whole run writes tens of GB (checkpoints, hidden states), more than a CI machine's disk holds at once."""
     d = tmp_path_factory.mktemp("scratch")
     old = tempfile.tempdir, os.environ.get("TMPDIR")
     tempfile.tempdir, os.environ["TMPDIR"] = str(d), str(d)   # this process (notebooks run in it) and its children
