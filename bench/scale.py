@@ -66,7 +66,8 @@ def one(a)->dict:
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
     Ht = getattr(config, "target_hidden_size", None) or H
     bf16 = a.dtype == "bf16"
-    tc = TrainConfig(ttt_steps=a.ttt_steps, draft_vocab_size=Vd, device=dev, precision=a.dtype, log_to="none")
+    tc = TrainConfig(ttt_steps=a.ttt_steps, draft_vocab_size=Vd, device=dev, precision=a.dtype, log_to="none",
+                     activation_checkpointing=a.activation_checkpointing)
     if dev == "cuda": torch.cuda.reset_peak_memory_stats()
     before = rss() if dev == "cpu" else torch.cuda.memory_allocated()
     model = Eagle3Draft(config, embed=(torch.randn(V, H, generator=g) * 0.02).bfloat16()).to(dev)   # frozen, as stored
@@ -90,7 +91,8 @@ def one(a)->dict:
     fpt, pk = step_flops(config, T, a.ttt_steps), peak_flops(dev, torch.bfloat16 if bf16 else torch.float32)
     return {"dims": a.dims, "attention": a.attention or kind, "scale": a.scale, "hidden_size": H,
             "num_attention_heads": config.num_attention_heads, "draft_vocab_size": Vd, "tokens": T,
-            "ttt_steps": a.ttt_steps, "dtype": a.dtype, "device": machine(dev), "peak_memory_bytes": int(peak),
+            "ttt_steps": a.ttt_steps, "dtype": a.dtype, "activation_checkpointing": a.activation_checkpointing,
+            "device": machine(dev), "peak_memory_bytes": int(peak),
             "model_and_data_bytes": int(base - before), "tokens_per_s": T / secs, "seconds_per_step": secs,
             "flops_per_token": fpt, "peak_flops": pk, "mfu": fpt * T / secs / pk, "loss": r.hist[-1]["loss"]}
 
@@ -98,7 +100,8 @@ def row(x:dict)->str:
     "One result as a markdown table row."
     lead = f"| {x['dims']} /{x.get('scale', 1)} | {x.get('attention')} | {x['tokens']:,} | {x['ttt_steps']} |"
     if "error" in x: return f"{lead} {x['error']} |"
-    return (f"{lead} {x['dtype']} | {x['peak_memory_bytes'] / 2**20:,.0f} MiB | {x['tokens_per_s']:,.0f} | "
+    kind = x["dtype"] + (" ckpt" if x.get("activation_checkpointing") else "")
+    return (f"{lead} {kind} | {x['peak_memory_bytes'] / 2**20:,.0f} MiB | {x['tokens_per_s']:,.0f} | "
             f"{x['flops_per_token'] / 1e9:.2f} | {x['mfu']:.1%} |")
 
 def table(rows:list)->str:
@@ -114,6 +117,7 @@ if __name__ == "__main__":
     ap.add_argument("--ttt-steps", default="3", help="TTT depths, comma-separated")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--dtype", choices=["fp32", "bf16"], default=None, help="default: bf16 on a GPU, fp32 on a CPU")
+    ap.add_argument("--activation-checkpointing", action="store_true", help="the draft layer recomputed in backward")
     ap.add_argument("--steps", type=int, default=2, help="timed steps after one warm-up step")
     ap.add_argument("--json", default=None, help="write the list of results here")
     ap.add_argument("--one", type=int, nargs=2, default=None, help=argparse.SUPPRESS)   # (tokens, ttt): this process
@@ -129,6 +133,7 @@ if __name__ == "__main__":
             argv = [sys.executable, __file__, "--dims", a.dims, "--scale", str(a.scale), "--device", a.device,
                     "--dtype", a.dtype, "--steps", str(a.steps), "--one", str(T), str(K)]
             argv += ["--attention", a.attention] if a.attention else []
+            argv += ["--activation-checkpointing"] if a.activation_checkpointing else []
             p = subprocess.run(argv, capture_output=True, text=True)
             got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
             rows.append(json.loads(got[-1][6:]) if got else

@@ -4,6 +4,7 @@
 
 # %% ../nbs/06_model.ipynb #f4afad02
 from __future__ import annotations
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 import torch
 from torch import nn
@@ -106,12 +107,23 @@ class Eagle3DecoderLayer(nn.Module):
 
 # %% ../nbs/06_model.ipynb #cbfa3f11
 class StepCache:
-    "Keys/values of the earlier training-time-test steps: LlamaAttention appends each step's and attends to all."
-    def __init__(self): self.k = self.v = None
+    """Keys/values of the earlier training-time-test steps: the attention appends each step's and attends to all. A step
+    recomputed in backward (activation checkpointing) `replays`: it sees the keys as they were at that step, not all K."""
+    def __init__(self): self.k = self.v = None; self.sizes, self.replay = [], None
     def update(self, k, v, layer_idx, *args, **kwargs):
+        if self.replay is not None:   # recomputing step `replay`: the earlier steps' keys, then this step's again
+            n = self.sizes[self.replay]
+            return torch.cat([self.k[..., :n, :], k], dim=-2), torch.cat([self.v[..., :n, :], v], dim=-2)
+        self.sizes.append(0 if self.k is None else self.k.shape[-2])
         self.k = k if self.k is None else torch.cat([self.k, k], dim=-2)
         self.v = v if self.v is None else torch.cat([self.v, v], dim=-2)
         return self.k, self.v
+    @contextmanager
+    def replaying(self, step:int):
+        "Within: `update` answers as it did at training-time-test step `step` (and appends nothing)."
+        self.replay = step
+        try: yield
+        finally: self.replay = None
 
 # %% ../nbs/06_model.ipynb #8f343544
 class Eagle3Draft(nn.Module):
@@ -158,10 +170,18 @@ class Eagle3Draft(nn.Module):
         "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
         return self.fc(self.fc_input(aux))
 
-    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None, logits:bool=True):
-        "One draft step: the hidden fed to the next step (B, T, H) and the logits (B, T, Vd) or (N, Vd) at `select`."
+    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None, logits:bool=True,
+                checkpoint:bool=False):
+        """One draft step: the hidden fed to the next step (B, T, H) and the logits (B, T, Vd) or (N, Vd) at `select`.
+        `checkpoint`: the layer keeps only its inputs and is recomputed in backward (activation checkpointing)."""
         e = self.embed_tokens(input_ids).to(self.fc.weight.dtype)                         # (B, T, H)
-        x = self.midlayer(e, hidden, self.rotary_emb(hidden, position_ids), attention_mask, cache)   # (B, T, H)
+        args = e, hidden, self.rotary_emb(hidden, position_ids), attention_mask, cache
+        if checkpoint and torch.is_grad_enabled():
+            from torch.utils.checkpoint import checkpoint as recompute
+            step = len(cache.sizes) if cache is not None else None   # the recomputed step sees that step's keys
+            ctx = lambda: (nullcontext(), cache.replaying(step) if cache is not None else nullcontext())
+            x = recompute(self.midlayer, *args, use_reentrant=False, context_fn=ctx)
+        else: x = self.midlayer(*args)                                                    # (B, T, H)
         y = self.norm(x)                                                                  # (B, T, H)
         out = y if select is None else y[select]                                          # (B, T, H) or (N, H)
         return (y if self.norm_output else x), (self.lm_head(out) if logits else out)    # logits=False: lm_head's input

@@ -118,6 +118,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
              eps:float,            # the verifier's rms_norm_eps
              step_decay:float=1.0, # step k's loss weight is step_decay**k
              world:int=1,          # number of ranks (the loss is normalised over all of them)
+             checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
             )->tuple[torch.Tensor, list, list]:
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
@@ -143,7 +144,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
             x, pos, sel = _shift(ids, 1 + k)[b, idx], pos0[b, idx] + k, valid[k][b, idx] & real
             bb, rr = sel.nonzero(as_tuple=True)
             tt = idx[bb, rr]
-        hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False)   # lm_head's input where scored (n, H)
+        hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
         lsum, hits = soft_target_ce(y, model.lm_head, last[bb, tt + 1 + k], head, eps)
         lk = lsum * world / n                                            # ranks' gradients are averaged
         total = total + step_decay ** k * lk

@@ -35,6 +35,7 @@ class TrainConfig:
     batch_size: int = 4          # sequences per optimizer step (padded to the longest), unless tokens_per_step
     tokens_per_step: int = 0     # >0: samples packed back to back, this many tokens per optimizer step over all ranks
     ttt_steps: int = 3           # K unrolled training-time-test steps
+    activation_checkpointing: bool = False # the draft layer recomputed in backward (the longest samples: less memory)
     ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
@@ -284,7 +285,8 @@ def train_step(r:Run, batch:dict)->dict:
     cfg, params = r.cfg, r.params
     steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-        loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world)
+        loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world,
+                                      cfg.activation_checkpointing)
     r.opt.zero_grad()
     loss.backward()
     if not cfg.fsdp: _allreduce_grads(params, r.world)               # FSDP reduce-scatters (and averages) by itself
