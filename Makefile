@@ -15,7 +15,7 @@ NO_COMPILE := --no-compile
 INSTALL = $(PY) tools/pip_install.py -q $(NO_COMPILE)
 COMPILE := $(if $(PYTHONDONTWRITEBYTECODE),$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true,@true)
 
-.PHONY: venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer bench-scale export readme docs clean-venv
+.PHONY: venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer bench-scale bench-scale-peer export readme docs clean-venv
 
 $(STAMP): setup.py settings.ini tools/pip_install.py
 	python3 -m venv $(VENV)
@@ -80,6 +80,10 @@ gpu-check:
 SCALE_ARGS ?= --dims demo --tokens 2048,8192,16384 --ttt-steps 3
 bench-scale: $(STAMP)
 	$(PY) bench/scale.py $(SCALE_ARGS) --json runs/bench-scale.json
+
+# the same, with speculators 0.9.0's training step on the same batch beside each row (Llama drafts; its own virtualenv)
+bench-scale-peer: $(STAMP) $(PEER_STAMP)
+	$(PY) bench/scale.py $(SCALE_ARGS) --peer-python $(PEER_VENV)/bin/python --json runs/bench-scale-peer.json
 
 # eagle3_nb and speculators 0.9.0 on the same data and budget (bench/peer.py); speculators in a virtualenv of its own
 # (CPU torch first; its CUDA-only torchvision/torchaudio are not needed to train and break transformers' import)

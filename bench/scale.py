@@ -4,6 +4,7 @@ from the shapes, and their share of this device's peak measured by a matmul of t
 
 Usage: python bench/scale.py --dims demo --tokens 2048,16384 --ttt-steps 3 [--scale 4] [--attention llama|mla]
                              [--device cpu|cuda] [--dtype fp32|bf16] [--steps 2] [--json FILE]
+                             [--activation-checkpointing] [--peer-python .venv-peer/bin/python]
 Each (tokens, TTT steps) runs in a fresh process, so each peak is its own. The figures name the dims, dtype, device and
 the CPU's capability; a sample of T tokens is one packed row (the loss scores 95% of it, as an answer after a prompt).
 """
@@ -52,16 +53,29 @@ def peak_flops(device:str, dtype:torch.dtype)->float:
 def rss()->int:
     with open("/proc/self/statm") as f: return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
+def draft_config(a):
+    "The draft config the package derives for the dims' verifier (widths divided by `a.scale`) and draft attention."
+    from eagle3_nb.reference import fixture, load_config
+    from eagle3_nb.derive import derive_draft_config
+    name, vocab, kind = DIMS[a.dims]
+    return derive_draft_config(scaled(load_config(fixture(f"verifiers/{name}")), a.scale), draft_vocab_size=vocab,
+                               attention=a.attention or kind).config
+
+def peer(a, T:int, K:int)->dict:
+    "speculators 0.9.0's training step on the same batch and draft config (`bench/scale_peer.py`, its own virtualenv)."
+    cfg = Path(tempfile.mkdtemp())/"draft_config.json"
+    cfg.write_text(json.dumps(draft_config(a).to_dict()))
+    p = subprocess.run([a.peer_python, str(Path(__file__).with_name("scale_peer.py")), str(cfg), str(T), str(K), a.dtype,
+                        a.device], capture_output=True, text=True)
+    got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
+    return json.loads(got[-1][6:]) if got else {"error": f"exit {p.returncode} (killed: out of memory?)"}
+
 def one(a)->dict:
     "One (dims, tokens, TTT steps) measurement, in this process."
     from eagle3_nb.core import machine
-    from eagle3_nb.reference import fixture, load_config
-    from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.model import Eagle3Draft
     from eagle3_nb.train import Run, TrainConfig, param_groups, train_step
-    name, vocab, kind = DIMS[a.dims]
-    config = derive_draft_config(scaled(load_config(fixture(f"verifiers/{name}")), a.scale), draft_vocab_size=vocab,
-                                 attention=a.attention or kind).config
+    config = draft_config(a)
     T, dev, g = a.tokens, a.device, torch.Generator().manual_seed(0)
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
     Ht = getattr(config, "target_hidden_size", None) or H
@@ -89,7 +103,7 @@ def one(a)->dict:
     top = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 if dev == "cpu" else torch.cuda.max_memory_allocated()
     peak = top - base
     fpt, pk = step_flops(config, T, a.ttt_steps), peak_flops(dev, torch.bfloat16 if bf16 else torch.float32)
-    return {"dims": a.dims, "attention": a.attention or kind, "scale": a.scale, "hidden_size": H,
+    return {"dims": a.dims, "attention": a.attention or DIMS[a.dims][2], "scale": a.scale, "hidden_size": H,
             "num_attention_heads": config.num_attention_heads, "draft_vocab_size": Vd, "tokens": T,
             "ttt_steps": a.ttt_steps, "dtype": a.dtype, "activation_checkpointing": a.activation_checkpointing,
             "device": machine(dev), "peak_memory_bytes": int(peak),
@@ -101,12 +115,17 @@ def row(x:dict)->str:
     lead = f"| {x['dims']} /{x.get('scale', 1)} | {x.get('attention')} | {x['tokens']:,} | {x['ttt_steps']} |"
     if "error" in x: return f"{lead} {x['error']} |"
     kind = x["dtype"] + (" ckpt" if x.get("activation_checkpointing") else "")
+    sp = x.get("speculators")
+    spec = ("" if sp is None else f" {sp['error']} |" if "error" in sp else
+            f" {sp['peak_memory_bytes'] / 2**20:,.0f} MiB, {sp['tokens_per_s']:,.0f} tok/s |")
     return (f"{lead} {kind} | {x['peak_memory_bytes'] / 2**20:,.0f} MiB | {x['tokens_per_s']:,.0f} | "
-            f"{x['flops_per_token'] / 1e9:.2f} | {x['mfu']:.1%} |")
+            f"{x['flops_per_token'] / 1e9:.2f} | {x['mfu']:.1%} |{spec}")
 
 def table(rows:list)->str:
     head = "| dims / scale | attention | tokens | TTT | dtype | peak memory | tokens/s | GFLOP/token | MFU |"
-    return "\n".join([head, "|---" * 9 + "|"] + [row(x) for x in rows])
+    n = 9 + any("speculators" in x for x in rows)
+    head += " speculators 0.9.0 (same step) |" if n > 9 else ""
+    return "\n".join([head, "|---" * n + "|"] + [row(x) for x in rows])
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -120,6 +139,7 @@ if __name__ == "__main__":
     ap.add_argument("--activation-checkpointing", action="store_true", help="the draft layer recomputed in backward")
     ap.add_argument("--steps", type=int, default=2, help="timed steps after one warm-up step")
     ap.add_argument("--json", default=None, help="write the list of results here")
+    ap.add_argument("--peer-python", default=None, help="speculators' virtualenv's python: its step beside (Llama drafts)")
     ap.add_argument("--one", type=int, nargs=2, default=None, help=argparse.SUPPRESS)   # (tokens, ttt): this process
     a = ap.parse_args()
     a.dtype = a.dtype or ("bf16" if a.device == "cuda" else "fp32")
@@ -139,6 +159,8 @@ if __name__ == "__main__":
             rows.append(json.loads(got[-1][6:]) if got else
                         {"dims": a.dims, "attention": a.attention, "tokens": T, "ttt_steps": K,
                          "error": (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:160]})
+            if a.peer_python and (a.attention or DIMS[a.dims][2]) == "llama":   # speculators 0.9.0 has no MLA draft
+                rows[-1]["speculators"] = peer(a, T, K)
             print(row(rows[-1]), flush=True)
     print(f"\n{rows[0].get('device', a.device)}\n\n{table(rows)}")
     if a.json: Path(a.json).write_text(json.dumps(rows, indent=1))
