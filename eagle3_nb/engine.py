@@ -14,16 +14,16 @@ from .reference import load_config
 from .derive import verifier_text_config, is_mla
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar', 'vllm_args',
-           'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees', 'rope_fix',
-           'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
+__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar',
+           'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
+           'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
 class EngineConfig:
     "How vLLM is started: the same for regeneration, evaluation and the load probe."
     tensor_parallel_size: int = 1        # GPUs one verifier is sharded over
-    max_model_len: int|None = None       # prompt + answer tokens per sequence; None: the verifier's context, at most 4096
+    max_model_len: int|None = None       # prompt + answer tokens per sequence; None: `context_length` (below)
     gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
     enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
     seed: int = 0
@@ -39,9 +39,14 @@ class EngineConfig:
         "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."
         return cls(**x) if isinstance(x, dict) else x
 
-def context_length(verifier:str|Path, most:int=4096)->int:
-    "The verifier's context (`max_position_embeddings`, of its text model), at most `most`."
-    return min(most, verifier_text_config(verifier).get("max_position_embeddings") or most)
+CPU_CONTEXT = 4096   # vLLM on a CPU keeps its KV cache in VLLM_CPU_KVCACHE_SPACE (2 GiB by default here)
+
+def context_length(verifier:str|Path, most:int|None=None)->int:
+    """The verifier's context (`max_position_embeddings`, of its text model), at most `most`; by default all of it where a
+    GPU serves (a thinking answer runs to thousands of tokens), at most `CPU_CONTEXT` on a machine without one."""
+    most = most or (None if torch.cuda.is_available() else CPU_CONTEXT)
+    ctx = verifier_text_config(verifier).get("max_position_embeddings") or most or CPU_CONTEXT
+    return min(most, ctx) if most else ctx
 
 # %% ../nbs/03a_engine.ipynb #5bf559a2
 VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed, starts faster

@@ -20,7 +20,8 @@ __all__ = ['RegenConfig', 'read_jsonl_resumable', 'answer_record', 'regenerate',
 @dataclass
 class RegenConfig:
     "How the verifier answers the prompts."
-    max_new_tokens: int = 256     # speculators 0.9.0's SmolLM2 recipe used 320; most answers end sooner
+    max_new_tokens: int|None = None # None: until the verifier ends its turn or fills its context (a thinking answer:
+                                  # thousands of tokens); a number cuts the answers there (the demo: 192)
     temperature: float = 0.0      # 0: greedy (what speculative decoding will mostly serve)
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
@@ -30,8 +31,8 @@ class RegenConfig:
     def __post_init__(self):
         if self.backend not in ("transformers", "vllm"):
             raise Eagle3Error(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
-        if self.max_new_tokens < 1 or self.batch_size < 1:
-            raise Eagle3Error("max_new_tokens and batch_size must be >= 1")
+        if (self.max_new_tokens is not None and self.max_new_tokens < 1) or self.batch_size < 1:
+            raise Eagle3Error("max_new_tokens (None: to the context's end) and batch_size must be >= 1")
 
 def read_jsonl_resumable(path:Path)->list[dict]:
     "Records of a JSONL file that a killed writer may have cut mid-line; the cut line is dropped from the file."
@@ -110,6 +111,7 @@ def _hf_generate(todo, verifier, cfg, bar):
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
+    ctx = cfg.engine.max_model_len or context_length(verifier)
     for batch in _batches_of(todo, cfg, cfg.batch_size):
         chats, t = [_first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
         enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True,
@@ -117,7 +119,7 @@ def _hf_generate(todo, verifier, cfg, bar):
         enc = enc.to(model.device)
         kw = dict(do_sample=True, temperature=t) if t > 0 else dict(do_sample=False)
         with torch.no_grad():
-            outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens,
+            outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens or ctx - enc["input_ids"].shape[1],
                                   pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
         new, got = outs[:, enc["input_ids"].shape[1]:].tolist(), []
         for ids, keep, o in zip(enc["input_ids"].tolist(), enc["attention_mask"].tolist(), new):
@@ -129,7 +131,8 @@ def _hf_generate(todo, verifier, cfg, bar):
 
 # %% ../nbs/05_regeneration.ipynb #b8286b30
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
-    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens`, `extra`."
+    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens` (None: vLLM's own "
+    "rule, to the context's end), `extra`."
     from vllm import SamplingParams
     return [SamplingParams(max_tokens=cfg.max_new_tokens, temperature=_temperature(r, cfg), **extra) for r in records]
 
