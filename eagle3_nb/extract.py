@@ -11,8 +11,8 @@ from tqdm.auto import tqdm
 from .core import torch_dtype
 from .derive import resolve_aux_layer_ids, verifier_text_config
 from .embedded import load_tokenizer
-from .shards import (ExtractConfig, _conversations, _encode, _manifest, _save_head, summarize,
-                              write_shard)
+from .shards import (ExtractConfig, _conversations, _manifest, _save_head, shard_chunks, summarize,
+                              token_bytes, write_shard)
 
 # %% auto #0
 __all__ = ['capture_hidden', 'HFCapture', 'extract', 'vocab_coverage']
@@ -89,9 +89,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     _save_head(out, capture)
     t0 = time.perf_counter()   # tokens/s of the extraction itself, the verifier loaded
     with capture, tqdm(total=len(todo), desc="extract", unit="sample") as bar:
-        for i in range(0, len(todo), cfg.shard_size):
-            chunk, skipped = todo[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
-            samples = list(_encode(tok, chunk, cfg, skipped))
+        for chunk, samples, skipped in shard_chunks(tok, todo, cfg, token_bytes(tc["hidden_size"], len(layer_ids), cfg)):
             states = capture(samples) if samples else []
             ntok += write_shard(out, man, chunk, samples, states, tc["vocab_size"], skipped, room)
             bar.update(len(chunk))

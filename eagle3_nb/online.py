@@ -11,11 +11,11 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
-from .derive import verifier_text_config
+from .derive import resolve_aux_layer_ids, verifier_text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
-from .shards import ExtractConfig, _conversations, _encode, read_sample
+from .shards import ExtractConfig, _conversations, read_sample, shard_chunks, token_bytes
 from .extract import extract
 from .train import TrainConfig, train
 
@@ -38,8 +38,9 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
         return plan
     tok, V = load_tokenizer(verifier, cfg.engine.trust_remote_code), verifier_text_config(verifier)["vocab_size"]
     sizes, ids, lengths, counts = [], [], [], torch.zeros(V, dtype=torch.long)
-    for i in range(0, len(recs), cfg.shard_size):   # the chunks `extract` makes, with its skip rules
-        got = list(_encode(tok, recs[i:i + cfg.shard_size], cfg, {"overlong": 0, "no_loss_tokens": 0}))
+    tc = verifier_text_config(verifier)
+    per = token_bytes(tc["hidden_size"], len(resolve_aux_layer_ids(cfg.layer_ids, tc["num_hidden_layers"])), cfg)
+    for _, got, _ in shard_chunks(tok, recs, cfg, per):   # the shards `extract` writes, with its skip rules
         sizes.append(len(got))
         for sid, t, m in got:
             ids.append(sid); lengths.append(len(t))

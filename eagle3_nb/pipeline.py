@@ -82,7 +82,7 @@ def resolved(cfg:RunConfig)->RunConfig:
     if dev == "cpu" and v.mla:   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
         data = mla_dtype(v, data, auto=cfg.data_dtype == "auto", draft=False)[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
-    max_len = min(cfg.extract.max_len, context_length(v, most=cfg.extract.max_len))   # never past the verifier's context
+    max_len = context_length(v, most=cfg.extract.max_len)   # never past the verifier's context
     cap = cfg.capture
     if cap == "auto":
         cap = "extract"

@@ -15,8 +15,9 @@ from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 
 # %% auto #0
-__all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'tokenize_conversation', 'conversation_rows', 'generated_sample', 'ExtractConfig',
-           'config_hash', 'fit_sample', 'write_shard', 'summarize', 'read_sample', 'HiddenStates']
+__all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
+           'ExtractConfig', 'config_hash', 'fit_sample', 'token_bytes', 'shard_chunks', 'write_shard', 'summarize',
+           'read_sample', 'HiddenStates']
 
 # %% ../nbs/05a_shards.ipynb #b399a667
 def tokenize_conversation(tok,                       # the verifier's tokenizer
@@ -65,11 +66,11 @@ def generated_sample(prompt_ids:list,  # the prompt's tokens as the engine rende
 class ExtractConfig:
     "How hidden states are captured and stored."
     layer_ids: list|None = None  # vLLM convention (input of layer k); default [2, L//2, L-3]
-    max_len: int = 2048          # tokens per sample
+    max_len: int|None = None     # tokens per sample; None: the verifier's context (`context_length`), thinking answers whole
     overlong: str = "truncate"   # or "drop": what happens to samples longer than max_len (both are counted)
     dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training targets
     compute_dtype: str = "float32" # dtype the verifier runs in: float32 on CPU (what vLLM CPU serves), bfloat16 on GPU
-    shard_size: int = 64         # samples per shard (a kill loses at most one shard of work)
+    shard_size: int = 64         # records per shard, and at most SHARD_BYTES of states (a kill loses at most one shard)
     batch_size: int = 8          # samples per forward pass
     device: str = "cpu"          # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
     backend: str = "transformers" # or "vllm": the serving engine computes the states (tensor parallelism comes from it)
@@ -119,7 +120,7 @@ def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
 # %% ../nbs/05a_shards.ipynb #00de564b
 def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None:
     "`(ids, mask)` cut to `cfg.max_len`, or None for a sample `cfg.overlong` drops or one without loss tokens (counted)."
-    if len(ids) > cfg.max_len:
+    if cfg.max_len and len(ids) > cfg.max_len:
         skipped["overlong"] += 1
         if cfg.overlong == "drop": return None
         ids, mask = ids[:cfg.max_len], mask[:cfg.max_len]
@@ -133,6 +134,29 @@ def _encode(tok, recs, cfg, skipped):
                 conversation_rows(tok, r["messages"], **cfg.engine.chat_template_kwargs))
         for k, row in enumerate(rows):   # a record's first row keeps its id: what resume looks for
             if fit := fit_sample(*row, cfg, skipped): yield (f"{r['id']}#{k}" if k else r["id"]), *fit
+
+SHARD_BYTES = 2**31   # states per shard at most (2 GiB): what one write holds in memory
+
+def token_bytes(hidden_size:int, n_aux:int, cfg:ExtractConfig)->int:
+    "Bytes of one token's stored states: `n_aux` aux layers and the last, in the storage dtype."
+    return (n_aux + 1) * hidden_size * torch.finfo(getattr(torch, cfg.dtype)).bits // 8
+
+def shard_chunks(tok, recs:list, cfg:ExtractConfig, per_token:int):
+    "`(records, samples, skipped)` of each shard: up to `cfg.shard_size` records and `SHARD_BYTES` of states (`per_token`)."
+    chunk, samples, skipped, size = [], [], {"overlong": 0, "no_loss_tokens": 0}, 0
+    for r in recs:
+        sk = {"overlong": 0, "no_loss_tokens": 0}
+        got = list(_encode(tok, [r], cfg, sk))
+        n = sum(len(s[1]) for s in got) * per_token
+        if chunk and size + n > SHARD_BYTES:   # this record would overfill the shard: it starts the next one
+            yield chunk, samples, skipped
+            chunk, samples, skipped, size = [], [], {"overlong": 0, "no_loss_tokens": 0}, 0
+        chunk.append(r); samples += got; size += n
+        for k in sk: skipped[k] += sk[k]
+        if len(chunk) == cfg.shard_size:
+            yield chunk, samples, skipped
+            chunk, samples, skipped, size = [], [], {"overlong": 0, "no_loss_tokens": 0}, 0
+    if chunk: yield chunk, samples, skipped
 
 # %% ../nbs/05a_shards.ipynb #38bedea6
 def _save_head(out:Path, capture):

@@ -112,7 +112,7 @@ class VLLMCapture:
         self.verifier, self.store, self.n, self.dt = Verifier(verifier), Path(store), len(layer_ids), torch_dtype(cfg.dtype)
         self.layer_ids = list(layer_ids)
         shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never read
-        ctx = cfg.engine.max_model_len or min(cfg.max_len + 1, context_length(verifier, most=cfg.max_len + 1))
+        ctx = cfg.engine.max_model_len or context_length(verifier, most=cfg.max_len and cfg.max_len + 1)
         self.llm = hidden_states_engine(verifier, list(layer_ids) + [L], self.store, cfg.compute_dtype,
                                         replace(cfg.engine, max_model_len=ctx))
     def head(self)->dict: return verifier_head(self.verifier)
