@@ -21,9 +21,9 @@ from eagle3_nb.regeneration import RegenConfig, read_jsonl_resumable, regenerate
 from eagle3_nb.shards import ExtractConfig, HiddenStates
 from eagle3_nb.extract import extract
 from eagle3_nb.pipeline import PRESETS
-from eagle3_nb.objective import target_head, ttt_loss
+from eagle3_nb.objective import target_head
 from eagle3_nb.draft_init import build_draft
-from eagle3_nb.train import TrainConfig, _collate
+from eagle3_nb.train import TrainConfig, _collate, new_run, train_step
 from eagle3_nb.embedded import embedded_verifier
 
 def regen_rate(recs, v, out, dtype, n_tok):
@@ -45,16 +45,12 @@ def train_rate(data, steps, prec):
     cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=tc.draft_vocab_size).config
     model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
     th = target_head(ds.head(), torch.arange(tc.draft_vocab_size) + model.d2t)
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
     batches = [_collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
-    eps = ds.manifest["verifier"]["rms_norm_eps"]
-    def step(b):
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=prec == "bf16"):
-            return ttt_loss(model, b, th, tc.ttt_steps, eps, tc.step_decay)[0]
-    step(batches[0]).backward()
+    r = new_run(model, cfg, tc, th, ds.manifest["verifier"]["rms_norm_eps"], Path(tempfile.mkdtemp()), steps=steps + 1)
+    train_step(r, batches[0])   # warm-up: `train`'s own step (clipping, schedule), as the demo runs it
     t, ntok = time.perf_counter(), 0
     for b in batches[1:]:
-        loss = step(b); opt.zero_grad(); loss.backward(); opt.step(); ntok += int(b["loss_mask"].sum())
+        train_step(r, b); ntok += int(b["loss_mask"].sum())
     return ntok / (time.perf_counter() - t)
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def one(a)->dict:
     "One (dims, tokens, TTT steps) measurement, in this process."
     from eagle3_nb.core import machine
     from eagle3_nb.model import Eagle3Draft
-    from eagle3_nb.train import Run, TrainConfig, param_groups, train_step
+    from eagle3_nb.train import TrainConfig, new_run, train_step
     config = draft_config(a)
     T, dev, g = a.tokens, a.device, torch.Generator().manual_seed(0)
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
@@ -90,9 +90,7 @@ def one(a)->dict:
     batch = {"input_ids": torch.randint(0, V, (1, T), generator=g), "loss_mask": mask,
              "aux": (torch.randn(1, T, 3, Ht, generator=g)).bfloat16(), "last": torch.randn(1, T, Ht, generator=g).bfloat16()}
     batch = {k: v.to(dev) for k, v in batch.items()}
-    opt = torch.optim.AdamW(param_groups(model, tc), lr=1e-4)
-    r = Run(model, opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0), config, tc, Path(tempfile.mkdtemp()), head,
-            1e-6)
+    r = new_run(model, config, tc, head, 1e-6, Path(tempfile.mkdtemp()), steps=1000)   # `train`'s optimiser and schedule
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     base = rss() if dev == "cpu" else torch.cuda.memory_allocated()
     train_step(r, batch); sync()                                                   # warm-up (kernels, allocator)

@@ -1,15 +1,18 @@
-"""Training throughput, peak memory, the cost of each extra training-time-test step, bf16 autocast vs fp32, and batches grouped by length vs in data order on this CPU, side by side in one run.
+"""Training throughput of `train.train_step` (the step `train` takes), peak memory, the cost of each extra
+training-time-test step, bf16 autocast vs fp32, and batches grouped by length vs in data order on this CPU, side by side
+in one run.
 
 Uses an extraction directory (default: the demo's runs/demo/hidden_states).
 Usage: python bench/train.py [--data runs/demo/hidden_states] [--steps 5]
 """
-import argparse, json, resource, time
+import argparse, json, resource, tempfile, time
+from pathlib import Path
 import torch
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.shards import HiddenStates
-from eagle3_nb.objective import target_head, ttt_loss
+from eagle3_nb.objective import target_head
 from eagle3_nb.draft_init import build_draft
-from eagle3_nb.train import TrainConfig, _collate
+from eagle3_nb.train import TrainConfig, _collate, new_run, train_step
 from eagle3_nb.embedded import embedded_verifier
 
 if __name__ == "__main__":
@@ -22,18 +25,16 @@ if __name__ == "__main__":
     as_batches = lambda order: [_collate([ds[j] for j in order[i:i + a.batch_size]]) for i in range(0, len(order), a.batch_size)]
     plain, by_len = as_batches(pool), as_batches(grouped)
     res = {}
-    for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""), (3, "bf16", plain, ""), (3, "bf16", by_len, " grouped")):
+    for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""),
+                                  (3, "bf16", plain, ""), (3, "bf16", by_len, " grouped")):
         tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size, precision=prec)
         model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
-        th = target_head(head, torch.arange(8192) + model.d2t)   # as `train` does
-        opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
-        def step(b):
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=tc.bf16):
-                return ttt_loss(model, b, th, tc.ttt_steps, eps, tc.step_decay)[0]
-        step(batches[0]).backward()  # warm-up
+        th = target_head(head, torch.arange(tc.draft_vocab_size) + model.d2t)   # as `train` does
+        r = new_run(model, cfg, tc, th, eps, Path(tempfile.mkdtemp()), steps=len(batches) + 1)   # `train`'s step and optimiser
+        train_step(r, batches[0])   # warm-up
         t, ntok = time.perf_counter(), 0
         for b in batches:
-            loss = step(b); opt.zero_grad(); loss.backward(); opt.step(); ntok += int(b["loss_mask"].sum())
+            train_step(r, b); ntok += int(b["loss_mask"].sum())
         res[f"K={K} {prec}{tag}"] = ntok / (time.perf_counter() - t)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"loss_tokens_per_s": res, "peak_rss_mib": round(peak)}, indent=1))

@@ -24,7 +24,7 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['KEYS', 'TrainConfig', 'Plan', 'check_data', 'param_groups', 'Run', 'train_step', 'train']
+__all__ = ['KEYS', 'TrainConfig', 'Plan', 'check_data', 'param_groups', 'Run', 'new_run', 'train_step', 'train']
 
 # %% ../nbs/07_train.ipynb #65fc2f46
 @dataclass
@@ -259,6 +259,14 @@ class Run:
     @property
     def params(self)->list: return [p for p in self.model.parameters() if p.requires_grad]   # in the model's order
 
+def new_run(model:Eagle3Draft, config:LlamaConfig, cfg:TrainConfig, head:dict|None, eps:float, out:Path,
+            steps:float,       # optimiser steps the schedule spans (epochs x steps per epoch): its warmup and cosine
+            rank:int=0, world:int=1)->Run:
+    "A `Run` of `model` with the optimiser and schedule `train` gives it: what the benches time `train_step` with."
+    opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
+    return Run(model, opt, _schedule(opt, math.ceil(steps), int(cfg.warmup_frac * steps)), config, cfg, out, head, eps,
+               rank, world)
+
 # %% ../nbs/07_train.ipynb #b41e1f46
 def _resume(r:Run)->tuple[str|None, dict|None]:
     "Load `r.out/checkpoint.pt` into `r` (states, step, history); returns the precision and weight average it recorded."
@@ -346,9 +354,8 @@ def _start(data, config, out, cfg:TrainConfig):
     plan = Plan(pool, [lengths[j] for j in pool], cfg, _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None,
                 world)
     total = min(math.ceil(cfg.epochs * plan.per_epoch), cfg.max_steps or math.inf)
-    opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
-    sched = _schedule(opt, math.ceil(cfg.epochs * plan.per_epoch), int(cfg.warmup_frac * cfg.epochs * plan.per_epoch))
-    r = Run(model, opt, sched, config, cfg, out, head, ds.manifest["verifier"]["rms_norm_eps"], rank, world)
+    eps = ds.manifest["verifier"]["rms_norm_eps"]
+    r = new_run(model, config, cfg, head, eps, out, cfg.epochs * plan.per_epoch, rank, world)
     was, avg = _resume(r)
     if cfg.ema_decay:   # keyed by name; a resume without a saved average starts one here
         r.ema = WeightAverage({n: p for n, p in model.named_parameters() if p.requires_grad}, cfg.ema_decay)
