@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
-from .core import CheckpointError, Eagle3Error, atomic_write, read_json, write_json
+from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
 from .derive import CONVENTION, Verifier
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
@@ -139,7 +139,7 @@ SHARD_BYTES = 2**31   # states per shard at most (2 GiB): what one write holds i
 
 def token_bytes(hidden_size:int, n_aux:int, cfg:ExtractConfig)->int:
     "Bytes of one token's stored states: `n_aux` aux layers and the last, in the storage dtype."
-    return (n_aux + 1) * hidden_size * torch.finfo(getattr(torch, cfg.dtype)).bits // 8
+    return (n_aux + 1) * hidden_size * torch_dtype(cfg.dtype).itemsize
 
 def shard_chunks(tok, recs:list, cfg:ExtractConfig, per_token:int):
     "`(records, samples, skipped)` of each shard: up to `cfg.shard_size` records and `SHARD_BYTES` of states (`per_token`)."
