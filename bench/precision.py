@@ -23,7 +23,7 @@ from eagle3_nb.extract import extract
 from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.objective import target_head
 from eagle3_nb.draft_init import build_draft
-from eagle3_nb.train import TrainConfig, _collate, new_run, train_step
+from eagle3_nb.train import TrainConfig, collate, new_run, train_step
 from eagle3_nb.embedded import embedded_verifier
 
 def regen_rate(recs, v, out, dtype, n_tok):
@@ -45,7 +45,7 @@ def train_rate(data, steps, prec):
     cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=tc.draft_vocab_size).config
     model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
     th = target_head(ds.head(), torch.arange(tc.draft_vocab_size) + model.d2t)
-    batches = [_collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
+    batches = [collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
     r = new_run(model, cfg, tc, th, ds.manifest["verifier"]["rms_norm_eps"], Path(tempfile.mkdtemp()), steps=steps + 1)
     train_step(r, batches[0])   # warm-up: `train`'s own step (clipping, schedule), as the demo runs it
     t, ntok = time.perf_counter(), 0

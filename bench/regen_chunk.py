@@ -6,7 +6,7 @@ Usage: python bench/regen_chunk.py [--prompts 512] [--chunks 128,512,256] [--dty
 import argparse, time
 from eagle3_nb.engine import auto_dtype, vllm_engine
 from eagle3_nb.prompts import default_prompts
-from eagle3_nb.regeneration import RegenConfig, _first_turn, sampling_params
+from eagle3_nb.regeneration import RegenConfig, first_turn, sampling_params
 from eagle3_nb.embedded import embedded_verifier
 
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -23,7 +23,7 @@ for c in (int(x) for x in a.chunks.split(",")):
     t, toks = time.perf_counter(), 0
     for i in range(0, len(recs), c):
         b = recs[i:i + c]
-        outs = llm.chat([_first_turn(r["messages"]) for r in b], sampling_params(b, cfg), use_tqdm=False)
+        outs = llm.chat([first_turn(r["messages"]) for r in b], sampling_params(b, cfg), use_tqdm=False)
         toks += sum(len(o.outputs[0].token_ids) for o in outs)
     dt = time.perf_counter() - t
     print(f"chunk {c:4d}: {dt:6.1f} s, {toks} output tokens, {toks / dt:.0f} tokens/s", flush=True)

@@ -12,7 +12,7 @@ from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.shards import HiddenStates
 from eagle3_nb.objective import target_head
 from eagle3_nb.draft_init import build_draft
-from eagle3_nb.train import TrainConfig, _collate, new_run, train_step
+from eagle3_nb.train import TrainConfig, collate, new_run, train_step
 from eagle3_nb.embedded import embedded_verifier
 
 if __name__ == "__main__":
@@ -22,7 +22,7 @@ if __name__ == "__main__":
     cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=8192).config
     pool, lens = list(range(a.steps * a.batch_size)), ds.lengths()
     grouped = sorted(pool, key=lens.__getitem__)   # the same samples, batched by length (what group_by_length does within its windows)
-    as_batches = lambda order: [_collate([ds[j] for j in order[i:i + a.batch_size]]) for i in range(0, len(order), a.batch_size)]
+    as_batches = lambda order: [collate([ds[j] for j in order[i:i + a.batch_size]]) for i in range(0, len(order), a.batch_size)]
     plain, by_len = as_batches(pool), as_batches(grouped)
     res = {}
     for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""),

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .core import Eagle3Error, write_json
-from .embedded import _mla_config, cache_dir, cached_build, embedded_verifier, load_verifier
+from .embedded import mla_config, cache_dir, cached_build, embedded_verifier, load_verifier
 from .engine import auto_dtype
 from .prompts import default_prompts
 from .regeneration import RegenConfig, regenerate, read_jsonl_resumable
@@ -66,7 +66,7 @@ def teacher_states(teacher, ids:torch.Tensor)->list[tuple]:
 def student_config(tc):
     "A DeepSeek-V3 config of the teacher's (a Llama config's) sizes: MLA 512 + 64, 4 routed experts + a shared one."
     H = tc.num_attention_heads
-    return _mla_config(hidden_size=tc.hidden_size, intermediate_size=tc.intermediate_size,
+    return mla_config(hidden_size=tc.hidden_size, intermediate_size=tc.intermediate_size,
         moe_intermediate_size=tc.intermediate_size // 4, n_shared_experts=4, num_hidden_layers=tc.num_hidden_layers,
         num_attention_heads=H, num_key_value_heads=H, q_lora_rank=None, qk_nope_head_dim=tc.hidden_size // H,
         routed_scaling_factor=1.0, rope_theta=(tc.rope_parameters or {}).get("rope_theta", 10000.0),

@@ -11,8 +11,8 @@ from .reference import fixture
 
 # %% auto #0
 __all__ = ['GGUF_NAME', 'TOKENIZER_CODE', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build',
-           'remote_code_files', 'load_tokenizer', 'load_verifier', 'chat_ids', 'smollm2_with_code', 'mla_verifier',
-           'smollm2_as']
+           'remote_code_files', 'load_tokenizer', 'load_verifier', 'chat_ids', 'smollm2_with_code', 'mla_config',
+           'mla_verifier', 'smollm2_as']
 
 # %% ../nbs/03_embedded.ipynb #73d23c87
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -139,7 +139,7 @@ def smollm2_with_code(template:str|None=None,    # a shipped chat template inste
     return cached_build(dst, lambda tmp: _with_code(src, tmp, template), f"{src} with its tokenizer as code, {template}")
 
 # %% ../nbs/03_embedded.ipynb #e1a9a992
-def _mla_config(**kw):
+def mla_config(**kw):
     "A small DeepSeek-V3 config: MLA with the latent vLLM's CPU kernels take, MoE with a shared expert and noaux_tc."
     from transformers import DeepseekV3Config
     return DeepseekV3Config(**{**dict(vocab_size=49152, hidden_size=256, intermediate_size=512, moe_intermediate_size=128,
@@ -149,11 +149,11 @@ def _mla_config(**kw):
         max_position_embeddings=2048, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False), **kw})
 
 def _write_mla(src:Path, tmp:Path, seed:int, kw:dict):
-    "A random-weight DeepSeek-V3 model of `_mla_config(**kw)` with `src`'s tokenizer and chat template, into `tmp`."
+    "A random-weight DeepSeek-V3 model of `mla_config(**kw)` with `src`'s tokenizer and chat template, into `tmp`."
     import torch
     from transformers import DeepseekV3ForCausalLM
     torch.manual_seed(seed)
-    model = DeepseekV3ForCausalLM(_mla_config(**kw)).to(torch.bfloat16)
+    model = DeepseekV3ForCausalLM(mla_config(**kw)).to(torch.bfloat16)
     model.config.name_or_path = f"tiny-deepseek-v3-seed{seed}"
     model.save_pretrained(tmp)
     for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):

@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from .core import torch_dtype
 from .derive import resolve_aux_layer_ids, verifier_text_config
 from .embedded import load_tokenizer
-from .shards import (ExtractConfig, _conversations, _manifest, _save_head, shard_chunks, summarize,
+from .shards import (ExtractConfig, read_conversations, write_manifest, save_head, shard_chunks, summarize,
                               token_bytes, write_shard)
 
 # %% auto #0
@@ -73,12 +73,12 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             room=None,                    # room(nbytes) returns once a shard of nbytes may be written (online training)
            )->dict:
     "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
-    recs = conversations if isinstance(conversations, list) else _conversations(Path(conversations))
+    recs = conversations if isinstance(conversations, list) else read_conversations(Path(conversations))
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = verifier_text_config(verifier)
     L, tok = tc["num_hidden_layers"], load_tokenizer(verifier, cfg.engine.trust_remote_code)
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
-    man = _manifest(out, verifier, tc, cfg, layer_ids)
+    man = write_manifest(out, verifier, tc, cfg, layer_ids)
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
     todo, ntok = [r for r in recs if r["id"] not in done], 0
     if not todo and (out/"verifier_head.safetensors").exists(): return summarize(out)
@@ -86,7 +86,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
         from eagle3_nb.vllm_extract import VLLMCapture   # imports vLLM: only when asked for
         capture = VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states")
     else: capture = HFCapture(verifier, cfg, layer_ids)
-    _save_head(out, capture)
+    save_head(out, capture)
     t0 = time.perf_counter()   # tokens/s of the extraction itself, the verifier loaded
     with capture, tqdm(total=len(todo), desc="extract", unit="sample") as bar:
         for chunk, samples, skipped in shard_chunks(tok, todo, cfg, token_bytes(tc["hidden_size"], len(layer_ids), cfg)):

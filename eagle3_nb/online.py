@@ -15,7 +15,7 @@ from .derive import resolve_aux_layer_ids, verifier_text_config
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
-from .shards import ExtractConfig, _conversations, read_sample, shard_chunks, token_bytes
+from .shards import ExtractConfig, read_conversations, read_sample, shard_chunks, token_bytes
 from .extract import extract
 from .train import TrainConfig, train
 
@@ -177,7 +177,7 @@ def train_online(conversations:str|Path,            # regenerated JSONL
                           "derive the config with the layers to extract")
     extract_cfg = replace(extract_cfg, layer_ids=ids)
     # a missing or empty conversations file fails here, not later in the producer
-    plan_stream(_conversations(Path(conversations)), verifier, root, extract_cfg)
+    plan_stream(read_conversations(Path(conversations)), verifier, root, extract_cfg)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)
     # measured before the producer loads the CPU
     if not (out/"train"/"checkpoint.pt").exists(): train_cfg = train_cfg.decided()

@@ -122,7 +122,7 @@ def parse_with_config(parser,               # parser(only) -> the parser; only: 
 # %% ../nbs/11a_options.ipynb #c78f249d
 def run_settings(a:argparse.Namespace)->dict:
     "RunConfig settings: the --config file's, then the flags given."
-    from eagle3_nb.pipeline import _merge
+    from eagle3_nb.pipeline import deep_merge
     top = ("preset", "run_dir")
     f = {}
     if a.config:
@@ -130,5 +130,5 @@ def run_settings(a:argparse.Namespace)->dict:
         if not isinstance(f, dict): raise Eagle3Error(f"config file {a.config} must hold a mapping of setting: value")
         f = {k.replace("-", "_"): v for k, v in f.items() if k not in top}
     # vLLM's options by vLLM's names (--seed, --max-model-len, ...) become the run's `engine`
-    f, g = (_merge(d, {"engine": e}) if (e := engine_options(d)) else d for d in (f, given(a, top)))
-    return _merge(f, g)
+    f, g = (deep_merge(d, {"engine": e}) if (e := engine_options(d)) else d for d in (f, given(a, top)))
+    return deep_merge(f, g)

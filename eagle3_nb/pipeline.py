@@ -23,7 +23,7 @@ from .embedded import load_tokenizer
 from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_support
 
 # %% auto #0
-__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'run_config',
+__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'deep_merge', 'run_config',
            'preflight_verifier', 'check_run_dir', 'write_summary', 'preflight', 'run']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
@@ -111,10 +111,10 @@ PRESETS = {
                     "samples_per_prompt": 3, "train": {"epochs": 3.9, **_EMBEDDED_TRAIN, "draft_vocab_size": 8192}},
 }
 
-def _merge(a:dict, b:dict)->dict:
+def deep_merge(a:dict, b:dict)->dict:
     "`b` over `a`, section by section."
     nest = lambda k, v: k in SECTIONS and isinstance(v, dict) and isinstance(a.get(k), dict)
-    return {**a, **{k: _merge(a[k], v) if nest(k, v) else v for k, v in b.items()}}
+    return {**a, **{k: deep_merge(a[k], v) if nest(k, v) else v for k, v in b.items()}}
 
 def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by the device
                **settings):       # RunConfig fields; sections (train=..., extract=...) as dicts merge into the preset's
@@ -123,7 +123,7 @@ def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by th
     if preset == "auto":
         preset = "gpu" if settings.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
     if preset not in PRESETS: raise Eagle3Error(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
-    return RunConfig(**_merge(PRESETS[preset], settings))
+    return RunConfig(**deep_merge(PRESETS[preset], settings))
 
 # %% ../nbs/10_pipeline.ipynb #44daf3f1
 def preflight_verifier(cfg:RunConfig)->list[str]:

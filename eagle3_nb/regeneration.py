@@ -13,8 +13,8 @@ from .core import Eagle3Error
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 
 # %% auto #0
-__all__ = ['RegenConfig', 'read_jsonl_resumable', 'answer_record', 'regenerate', 'within_context', 'sampling_params',
-           'vllm_answer']
+__all__ = ['RegenConfig', 'read_jsonl_resumable', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
+           'sampling_params', 'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
 @dataclass
@@ -45,7 +45,9 @@ def read_jsonl_resumable(path:Path)->list[dict]:
     return good
 
 # %% ../nbs/05_regeneration.ipynb #a4e5adbb
-def _first_turn(msgs:list)->list: return msgs[:next(i for i, m in enumerate(msgs) if m["role"] == "user") + 1]
+def first_turn(msgs:list)->list:
+    "The messages up to the first user turn, which the verifier answers (a later turn of the record is not replayed)."
+    return msgs[:next(i for i, m in enumerate(msgs) if m["role"] == "user") + 1]
 
 def answer_record(r:dict,           # the prompt record `{id, messages}`
                   text:str,         # the answer, decoded (reasoning included, as the verifier wrote it)
@@ -54,7 +56,7 @@ def answer_record(r:dict,           # the prompt record `{id, messages}`
                   answer_ids:list,  # the tokens the verifier generated, its end-of-turn token included
                  )->dict:
     "One line of a conversations JSONL: the chat, and the exact tokens the verifier was fed and wrote."
-    msgs = _first_turn(r["messages"]) + [{"role": "assistant", "content": text}]
+    msgs = first_turn(r["messages"]) + [{"role": "assistant", "content": text}]
     return {"id": r["id"], "messages": msgs, "finished": finished, "prompt_ids": list(prompt_ids),
             "answer_ids": list(answer_ids)}
 
@@ -87,7 +89,7 @@ def within_context(records:list,           # prompt records `{id, messages}`
     "The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others named in a warning."
     from eagle3_nb.embedded import load_tokenizer
     tok = load_tokenizer(verifier, engine.trust_remote_code)
-    size = lambda r: len(tok.apply_chat_template(_first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
+    size = lambda r: len(tok.apply_chat_template(first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, **engine.chat_template_kwargs)["input_ids"])
     fits = [size(r) < max_len for r in records]
     keep = [r for r, ok in zip(records, fits) if ok]
@@ -100,7 +102,7 @@ def within_context(records:list,           # prompt records `{id, messages}`
 # %% ../nbs/05_regeneration.ipynb #a2fb8f7e
 def _temperature(r:dict, cfg:RegenConfig)->float: return r.get("temperature", cfg.temperature)
 
-def _batches_of(todo:list, cfg:RegenConfig, size:int)->list:
+def batches_of(todo:list, cfg:RegenConfig, size:int)->list:
     "`todo` in batches of at most `size` records of one temperature (so a greedy batch is the same as in a greedy-only run)."
     runs = [list(g) for _, g in itertools.groupby(todo, key=lambda r: _temperature(r, cfg))]
     return [run[i:i + size] for run in runs for i in range(0, len(run), size)]
@@ -112,8 +114,8 @@ def _hf_generate(todo, verifier, cfg, bar):
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
     ctx = cfg.engine.max_model_len or context_length(verifier)
-    for batch in _batches_of(todo, cfg, cfg.batch_size):
-        chats, t = [_first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
+    for batch in batches_of(todo, cfg, cfg.batch_size):
+        chats, t = [first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
         enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True,
                                       **cfg.engine.chat_template_kwargs)
         enc = enc.to(model.device)
@@ -139,8 +141,8 @@ def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
 def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
     # a chunk is the unit of resume; 512 ran 6% faster than 128 (bench/regen_chunk.py): fewer half-empty decoding tails
-    for batch in _batches_of(todo, cfg, 512):
-        outs = llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar),
+    for batch in batches_of(todo, cfg, 512):
+        outs = llm.chat([first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar),
                         chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
         yield batch, [vllm_answer(o) for o in outs]
 

@@ -16,8 +16,8 @@ from .regeneration import read_jsonl_resumable
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
-           'ExtractConfig', 'config_hash', 'fit_sample', 'token_bytes', 'shard_chunks', 'write_shard', 'summarize',
-           'read_sample', 'HiddenStates']
+           'ExtractConfig', 'config_hash', 'write_manifest', 'fit_sample', 'token_bytes', 'shard_chunks', 'save_head',
+           'write_shard', 'read_conversations', 'summarize', 'read_sample', 'HiddenStates']
 
 # %% ../nbs/05a_shards.ipynb #b399a667
 def tokenize_conversation(tok,                       # the verifier's tokenizer
@@ -93,8 +93,9 @@ RESUMES = "re-run: extraction resumes from the last complete shard"   # what to 
 
 MANIFEST_DEFAULTS = {"backend": "transformers", "answers": "re-tokenized"}   # what a manifest before a field meant by it
 
-def _manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
-              answers:str="re-tokenized")->dict:   # or "as generated": the verifier's own tokens (`regenerate_and_extract`)
+def write_manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
+                   answers:str="re-tokenized")->dict:   # or "as generated": the verifier's own tokens (`regenerate_and_extract`)
+    "The data directory's manifest (verifier facts, layers, settings), checked against one already there: one verifier a directory."
     facts = {k: tc[k] for k in ("num_hidden_layers", "hidden_size", "vocab_size", "rms_norm_eps")}
     m = {"format": "eagle3_nb.hidden_states.v1", "verifier": {"path": str(verifier), "config_sha256": config_hash(verifier),
          **facts}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
@@ -159,7 +160,7 @@ def shard_chunks(tok, recs:list, cfg:ExtractConfig, per_token:int):
     if chunk: yield chunk, samples, skipped
 
 # %% ../nbs/05a_shards.ipynb #38bedea6
-def _save_head(out:Path, capture):
+def save_head(out:Path, capture):
     "The verifier's final norm, lm_head and embedding, once: targets and the draft's frozen embedding come from them."
     if (out/"verifier_head.safetensors").exists(): return
     head = {k: v.detach().contiguous().clone() for k, v in capture.head().items()}
@@ -189,7 +190,7 @@ def _shard(samples, hidden, V):
             "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}            # (V,) answer tokens per id
 
 # %% ../nbs/05a_shards.ipynb #210f2b84
-def _conversations(path:Path)->list:
+def read_conversations(path:Path)->list:
     "The records of a conversations JSONL; a missing or empty file is an error that says what to pass."
     what = "pass the JSONL `regenerate` wrote (or any JSONL of {id, messages} records)"
     if not path.is_file(): raise Eagle3Error(f"conversations {path}: no such file; {what}")

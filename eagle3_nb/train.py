@@ -24,7 +24,7 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['KEYS', 'TrainConfig', 'Plan', 'check_data', 'param_groups', 'Run', 'new_run', 'train_step', 'train']
+__all__ = ['KEYS', 'TrainConfig', 'collate', 'Plan', 'check_data', 'param_groups', 'Run', 'new_run', 'train_step', 'train']
 
 # %% ../nbs/07_train.ipynb #65fc2f46
 @dataclass
@@ -85,7 +85,7 @@ class TrainConfig:
 # %% ../nbs/07_train.ipynb #4c0fc0bd
 KEYS = ("input_ids", "loss_mask", "aux", "last")   # what a sample brings to a batch
 
-def _collate(samples:list, packed:bool=False)->dict:
+def collate(samples:list, packed:bool=False)->dict:
     "One batch: rows padded to the longest sample, or (`packed`) one row of the samples back to back, positions restarting."
     if packed:
         lens = [len(s["input_ids"]) for s in samples]
@@ -382,7 +382,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
         epoch, idx = plan.batch(r.step, rank, world)
         if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
             ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step))))
-        batch = {k: v.to(cfg.device) for k, v in _collate([get(j, epoch) for j in idx], cfg.tokens_per_step > 0).items()}
+        batch = {k: v.to(cfg.device) for k, v in collate([get(j, epoch) for j in idx], cfg.tokens_per_step > 0).items()}
         row = train_step(r, batch)
         row["seconds"] = round(before + time.perf_counter() - t0, 3)   # wall seconds of training so far, resumes added
         ntok += int(batch["loss_mask"].sum())

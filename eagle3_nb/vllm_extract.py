@@ -15,9 +15,9 @@ from .core import Eagle3Error, atomic_write, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import Verifier, resolve_aux_layer_ids, verifier_text_config
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
-from .regeneration import (RegenConfig, _batches_of, _first_turn, answer_record, read_jsonl_resumable, sampling_params,
+from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, read_jsonl_resumable, sampling_params,
                                      vllm_answer, within_context)
-from .shards import (ExtractConfig, HiddenStates, _manifest, _save_head, fit_sample, generated_sample, summarize,
+from .shards import (ExtractConfig, HiddenStates, write_manifest, save_head, fit_sample, generated_sample, summarize,
                               write_shard)
 
 # %% auto #0
@@ -258,8 +258,8 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
     "Shards of the answers `outs` (the verifier's own tokens) with the states `cap` captured for them; returns the manifest."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     tc = verifier_text_config(verifier)
-    man = _manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
-    _save_head(out, cap)
+    man = write_manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
+    save_head(out, cap)
     fed = [generated_sample(o.prompt_token_ids, o.outputs[0].token_ids) for o in outs]   # the last token: never fed back
     states = cap.states(outs, [ids for ids, _ in fed], [r["id"] for r in records])
     for i in range(0, len(records), cfg.shard_size):   # shards: the unit of resume
@@ -298,7 +298,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     tc = verifier_text_config(verifier)
     L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
-    man = _manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
+    man = write_manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
     if dropped := keep_stored(Path(conversations), done):
         print(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
@@ -311,8 +311,8 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
            else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
     extra = {} if decode else {"extra_args": {"kv_transfer_params": {"include_output_tokens": True}}}
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
-        for batch in _batches_of(todo, rcfg, _chunk(rcfg, len(layer_ids), tc["hidden_size"], cap.dt)):
-            outs = cap.llm.chat([_first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra),
+        for batch in batches_of(todo, rcfg, _chunk(rcfg, len(layer_ids), tc["hidden_size"], cap.dt)):
+            outs = cap.llm.chat([first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra),
                                 use_tqdm=VLLMBar(bar), chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
             store_states(out, verifier, cap, batch, outs, cfg, f)
     return summarize(out)

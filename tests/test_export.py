@@ -14,3 +14,14 @@ def test_export_matches_notebooks(tmp_path):
     assert here == there, f"modules differ: {set(here) ^ set(there)}"
     stale = [str(p) for p in here if not filecmp.cmp(ROOT/"eagle3_nb"/p, tmp_path/"eagle3_nb"/p, shallow=False)]
     assert not stale, f"eagle3_nb/ differs from the notebooks in {stale}: run nbdev_export and commit"
+
+def test_no_module_imports_a_private_name_of_another():
+    "a name one module shares with another is public (no leading underscore): the notebooks document it as such"
+    import ast
+    found = []
+    for f in sorted((ROOT/"eagle3_nb").glob("*.py")) + sorted((ROOT/"bench").glob("*.py")):
+        for n in ast.walk(ast.parse(f.read_text())):
+            if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").split(".")[0] == "eagle3_nb"):
+                found += [f"{f.relative_to(ROOT)}:{n.lineno} {a.name}" for a in n.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == [], found
