@@ -76,7 +76,7 @@ if __name__ == "__main__":
         from eagle3_nb.train import TrainConfig, train
         recs = conversations(a.online_samples)
         config = derive_draft_config(vdir, draft_vocab_size=2048).config
-        tc = TrainConfig(epochs=2, batch_size=4, draft_vocab_size=2048, shuffle="shard", log_to="none")
+        tc = TrainConfig(epochs=2, batch_size=4, shuffle="shard", log_to="none")
         tc = TrainConfig(**{**tc.__dict__, "precision": "bf16" if tc.bf16 else "fp32"})   # one decision for both runs
         xc = ExtractConfig(shard_size=8)
         with tempfile.TemporaryDirectory() as d:

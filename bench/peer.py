@@ -78,7 +78,7 @@ if __name__ == "__main__":
     sets = {"held-out": [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.eval_prompts)],
             "hand-written": [r["messages"][0]["content"] for r in prompt_records("handwritten", "heldout")]}
     res = {"steps": steps, "tokens_per_step": tokens_per_step, "aux_layer_ids": aux, "ttt_steps": cfg.train.ttt_steps,
-           "draft_vocab_size": cfg.train.draft_vocab_size, "conversion": check,
+           "draft_vocab_size": cfg.draft_vocab_size, "conversion": check,
            "train_seconds": {"eagle3_nb": our_secs, "speculators": peer_secs}, "acceptance": {}}
     for name, prompts in sets.items():                                         # 4.
         res["acceptance"][name] = {who: acceptance(verifier, d, prompts, cfg.eval_max_tokens or cfg.max_new_tokens)

@@ -42,9 +42,9 @@ def extract_rate(conv, v, out, dtype):
 def train_rate(data, steps, prec):
     "Loss tokens/s of the demo's training step (K=2, batch 4), after one warm-up step."
     ds, tc = HiddenStates(data), TrainConfig(**{**PRESETS["demo"]["train"], "precision": prec, "batch_size": 4})
-    cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=tc.draft_vocab_size).config
-    model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
-    th = target_head(ds.head(), torch.arange(tc.draft_vocab_size) + model.d2t)
+    cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=PRESETS["demo"]["draft_vocab_size"]).config
+    model = build_draft(cfg, ds, cfg.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
+    th = target_head(ds.head(), torch.arange(cfg.draft_vocab_size) + model.d2t)
     batches = [collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
     r = new_run(model, cfg, tc, th, ds.manifest["verifier"]["rms_norm_eps"], Path(tempfile.mkdtemp()), steps=steps + 1)
     train_step(r, batches[0])   # warm-up: `train`'s own step (clipping, schedule), as the demo runs it

@@ -48,7 +48,7 @@ if __name__ == "__main__":
             "mix": conv("template", ids(arms["template"][:N // 2])) + conv("self", ids(arms["self"][:N // 2]))}
     for nm, c in sets.items(): timed(f"extract {nm}", lambda: extract(c, V, W/f"hs_{nm}", ec))
     conf = derive_draft_config(V, draft_vocab_size=8192).config   # the table in 02b was measured with 8,192 draft tokens
-    tc = TrainConfig(**{**PRESETS["demo"]["train"], "draft_vocab_size": 8192}, log_to="none")
+    tc = TrainConfig(**PRESETS["demo"]["train"], log_to="none")
     res, step_s = {}, None
     for nm in ("template", "self", "mix"):
         extra = {"template": 0, "self": T["write self"], "mix": T["write self"] / 2}[nm]

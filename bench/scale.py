@@ -80,7 +80,7 @@ def one(a)->dict:
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
     Ht = getattr(config, "target_hidden_size", None) or H
     bf16 = a.dtype == "bf16"
-    tc = TrainConfig(ttt_steps=a.ttt_steps, draft_vocab_size=Vd, device=dev, precision=a.dtype, log_to="none",
+    tc = TrainConfig(ttt_steps=a.ttt_steps, device=dev, precision=a.dtype, log_to="none",
                      activation_checkpointing=a.activation_checkpointing)
     if dev == "cuda": torch.cuda.reset_peak_memory_stats()
     before = rss() if dev == "cpu" else torch.cuda.memory_allocated()

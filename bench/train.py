@@ -28,8 +28,8 @@ if __name__ == "__main__":
     for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""),
                                   (3, "bf16", plain, ""), (3, "bf16", by_len, " grouped")):
         tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size, precision=prec)
-        model = build_draft(cfg, ds, tc.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
-        th = target_head(head, torch.arange(tc.draft_vocab_size) + model.d2t)   # as `train` does
+        model = build_draft(cfg, ds, cfg.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
+        th = target_head(head, torch.arange(cfg.draft_vocab_size) + model.d2t)   # as `train` does
         r = new_run(model, cfg, tc, th, eps, Path(tempfile.mkdtemp()), steps=len(batches) + 1)   # `train`'s step and optimiser
         train_step(r, batches[0])   # warm-up
         t, ntok = time.perf_counter(), 0

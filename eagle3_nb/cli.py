@@ -21,8 +21,7 @@ __all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'run_config_of', 'cmd_run', 'flags_r
 # %% ../nbs/11_cli.ipynb #fb8c6870
 # RunConfig fields that `resolved` sets (from the device, the run's engine and dtypes): not flags of `run`
 RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",
-                     "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device",
-                     "train.draft_vocab_size")
+                     "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device")
 
 def run_config_of(a:argparse.Namespace):
     "The `RunConfig` that `eagle3 run`'s preset, --config file and flags ask for; a setting it does not have is one error."

@@ -42,8 +42,7 @@ def layer_ids(s:str|None, # `--aux-layer-ids`: comma-separated layer numbers, e.
 def cmd_derive(a)->int:
     "Print (and optionally write) the derived draft config and its expected tensor table."
     from eagle3_nb.derive import derived_spec
-    d = derivation(a, draft_vocab_size=a.draft_vocab_size,
-                   aux_layer_ids=layer_ids(a.aux_layer_ids))
+    d = derivation(a, aux_layer_ids=layer_ids(a.aux_layer_ids))
     s = derived_spec(d.config)
     if a.out:
         out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
@@ -55,19 +54,19 @@ def cmd_derive(a)->int:
 def flags_derive(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 derive`'s flags."
     draft_config_flags(s, required=True)
-    s.add_argument("--draft-vocab-size", type=int, help="draft vocabulary size (default: reference's, else "
-                                                        "min(32000, vocab))")
     s.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention (input of layer k); default 2,L//2,L-3")
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
 
-DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention")   # `draft_config_flags`': no settings
+DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size")   # `draft_config_flags`': no settings
 
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
     s.add_argument("--verifier", required=required, help="verifier directory, config.json or Hub repo id" +
                    ("" if required else " (default: the embedded SmolLM2)"))
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
+    s.add_argument("--draft-vocab-size", type=int, help="tokens the draft predicts (default: a reference's, else "
+                   "min(32000, the verifier's vocabulary))")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
     from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
@@ -85,7 +84,7 @@ def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
     from eagle3_nb.derive import derive_draft_config
     return derive_draft_config(verifier_of(a), reference=a.reference, overrides=a.draft_overrides,
-                               attention=a.draft_attention, **rules)
+                               attention=a.draft_attention, draft_vocab_size=a.draft_vocab_size, **rules)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6
 def _cuda()->bool:
@@ -211,14 +210,11 @@ def flags_extract(s:argparse.ArgumentParser, settings:bool):
 def cmd_train(a)->int:
     "Train with training-time test (resumable); exports OUT/draft (vLLM-native); under torchrun DDP, or FSDP."
     from eagle3_nb.train import TrainConfig, train
-    from dataclasses import replace
     g = given(a, ("data", "out", *DRAFT_CONFIG_FLAGS))
     cfg = TrainConfig(**g)   # the settings checked before any file is read
     ids = read_json(Path(a.data)/"manifest.json").get("aux_layer_ids")   # the layers the data hold are the draft's
     if not isinstance(ids, list): raise Eagle3Error(f"{a.data}/manifest.json names no aux_layer_ids: extract the data again")
-    vocab = g.get("draft_vocab_size") or (None if a.reference else cfg.draft_vocab_size)   # a reference's wins
-    d = derivation(a, draft_vocab_size=vocab, aux_layer_ids=ids)
-    r = train(a.data, d.config, a.out, replace(cfg, draft_vocab_size=d.config.draft_vocab_size))
+    r = train(a.data, derivation(a, aux_layer_ids=ids).config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
 
@@ -244,7 +240,7 @@ def cmd_online(a)->int:
     "Extract and train at once, at most --max-disk-gb of shards on disk; re-running the command resumes both sides."
     from eagle3_nb.online import train_online
     xc, tc = online_configs(a)
-    d = derivation(a, draft_vocab_size=tc.draft_vocab_size, aux_layer_ids=xc.layer_ids)
+    d = derivation(a, aux_layer_ids=xc.layer_ids)
     r = train_online(a.conversations, verifier_of(a), d.config, a.out, a.max_disk_gb, xc, tc)
     print(f"{r['steps']} steps, draft exported to {r['draft']}; shards on disk peaked at "
           f"{r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")

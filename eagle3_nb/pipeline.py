@@ -106,9 +106,9 @@ PRESETS = {
     "cpu": {"draft_vocab_size": 8192, "train": {"epochs": 6.0, **_CPU_TRAIN}},
     "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto", "eval_every": 500}},
     "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (07_train)
-             "train": {"epochs": 7.0, **_EMBEDDED_TRAIN, "draft_vocab_size": 4096}},
+             "train": {"epochs": 7.0, **_EMBEDDED_TRAIN}},
     "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour
-                    "samples_per_prompt": 3, "train": {"epochs": 3.9, **_EMBEDDED_TRAIN, "draft_vocab_size": 8192}},
+                    "samples_per_prompt": 3, "train": {"epochs": 3.9, **_EMBEDDED_TRAIN}},
 }
 
 def deep_merge(a:dict, b:dict)->dict:
@@ -162,7 +162,8 @@ DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.
         "evaluate": "eval/metrics.json"}
 BEFORE = {"capture": "extract"}   # what a run_config.json written before a setting existed did, where not its default
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
-           "train.log_to"}
+           "train.log_to",
+           "train.draft_vocab_size"}   # a copy of draft_vocab_size that earlier versions recorded (and did not always use)
 
 def _flat(d:dict, pre:str="")->dict:
     return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
@@ -266,7 +267,7 @@ def preflight(cfg:RunConfig, # the run's settings
     regenerate(recs, cfg.verifier, pre/"conversations.jsonl",
                RegenConfig(max_new_tokens=32, batch_size=8, device=cfg.device, dtype=cfg.data_dtype, engine=cfg.engine))
     extract(pre/"conversations.jsonl", cfg.verifier, pre/"hidden_states", replace(cfg.extract, shard_size=8))
-    tc = replace(cfg.train, draft_vocab_size=config.draft_vocab_size, max_steps=cfg.preflight_steps, batch_size=2,
+    tc = replace(cfg.train, max_steps=cfg.preflight_steps, batch_size=2,
                  ckpt_every=10**9)
     r = train(pre/"hidden_states", config, pre/"train", tc, progress=False)
     what = f"the draft of a {cfg.preflight_steps}-step pre-flight run"
@@ -332,7 +333,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     _data(cfg, run, replace(cfg.extract, layer_ids=config.eagle_config["eagle_aux_hidden_state_layer_ids"]), times)
     with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
                                 f"{cfg.train.precision}"):
-        tr = train(run/"hidden_states", config, run/"train", replace(cfg.train, draft_vocab_size=config.draft_vocab_size))
+        tr = train(run/"hidden_states", config, run/"train", cfg.train)
         print(f"exported {tr['draft']} (vLLM-native); {_speculators_copy(Path(tr['draft']), cfg)}")
     with _Stage(times, "verify", "the exported draft"):
         rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")

@@ -42,7 +42,6 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     group_by_length: bool = True # batch samples of similar length (a quarter less padding on the demo data)
     shuffle: str = "global"      # or "shard": batches stay inside one shard, shards in order (what online training reads)
-    draft_vocab_size: int = 8192 # speculators 0.9.0's choice for SmolLM2; covers ~97% of its assistant tokens
     ckpt_every: int = 100        # optimizer steps between checkpoints (and at the end)
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
     seed: int = 0
@@ -215,9 +214,6 @@ def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
         cfg = replace(cfg, device=f"cuda:{os.environ.get('LOCAL_RANK', 0)}")
         torch.cuda.set_device(cfg.device)
     if cfg.fsdp and world == 1: cfg = replace(cfg, fsdp=False)   # one process: nothing to shard
-    if config.draft_vocab_size != cfg.draft_vocab_size:
-        raise Eagle3Error(f"config draft_vocab_size {config.draft_vocab_size} != TrainConfig {cfg.draft_vocab_size}; "
-                         "derive the config with the same draft vocabulary")
     if cfg.batch_size % world and not cfg.tokens_per_step:
         raise Eagle3Error(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     return cfg
@@ -346,8 +342,8 @@ def _start(data, config, out, cfg:TrainConfig):
         raise Eagle3Error("online training runs in one process, with shuffle='shard' and eval_every=0")
     pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
     heads = cfg.copy_heads if not (out/"checkpoint.pt").exists() else 0   # a resume loads the weights anyway
-    model = build_draft(config, ds, cfg.draft_vocab_size, cfg.norm_init_scale, heads, cfg.copy_scale, cfg.seed).to(cfg.device)
-    ids = torch.arange(cfg.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
+    model = build_draft(config, ds, config.draft_vocab_size, cfg.norm_init_scale, heads, cfg.copy_scale, cfg.seed).to(cfg.device)
+    ids = torch.arange(config.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
     lengths = ds.lengths()
