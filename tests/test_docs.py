@@ -83,3 +83,15 @@ def test_every_notebook_named_in_prose_exists():
         stale += [(Path(p).name, f"notebook {m}") for m in re.findall(r"\b(?:notebook|stage) (\d\d[a-z]?)\b", text)
                   if not any(s.startswith(m + "_") for s in stems)]
     assert stale == [], stale
+
+def test_docs_build_runs_no_test_cell():
+    """nbdev runs, while it renders the docs, every cell holding an import statement (to show what it imports): a
+    `#| slow` or `#| cuda` test cell with one would run whole pipelines in `make docs`. Its imports go in the import cell."""
+    from nbdev.config import get_config
+    from nbdev.process import NBProcessor
+    from nbdev.processors import _do_eval
+    flags, found = set(get_config().tst_flags.split()), []
+    for p in sorted((ROOT/"nbs").glob("*.ipynb")):
+        for c in NBProcessor(p, procs=[]).nb.cells:
+            if c.cell_type == "code" and c.directives_.keys() & flags and _do_eval(c): found.append(f"{p.name} cell {c.idx_}")
+    assert found == [], f"test cells nbdev would run while building the docs: {found}"
