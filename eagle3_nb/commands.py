@@ -337,7 +337,8 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
     s.add_argument("--prompts", type=int, default=64, help="first N prompts")
     s.add_argument("--k", type=int, default=3, help="speculative tokens")
-    s.add_argument("--max-tokens", type=int, default=192)
+    from eagle3_nb.engine import ANSWER_TOKENS
+    s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS, help="answer length (default: %(default)s)")
     s.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "
                                                    "(shard over GPUs)")
     s.add_argument("--dtype", default="float32", help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")

@@ -8,7 +8,7 @@ import contextlib, gc, hashlib, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
+from .engine import ANSWER_TOKENS, EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
 from .derive import draft_config
@@ -33,7 +33,7 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   prompts:list,                     # user messages, one chat each
                   draft:str|Path|None=None,         # EAGLE-3 draft directory; None: plain decoding
                   k:int=3,                          # speculative tokens per step
-                  max_tokens:int=128,               # answer length limit
+                  max_tokens:int=ANSWER_TOKENS,     # answer length limit
                   dtype:str="float32",              # dtype vLLM serves in
                   engine:EngineConfig|dict|None=None, # vLLM start-up options (a dict from JSON works too)
                   states_out:str|Path|None=None,    # without a draft: store the verifier's states on its answers here
@@ -168,7 +168,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the baseline run's own
                    out:str|Path,                 # metrics.json, summary.md, plots (a finished `out` is returned as is)
                    k:int=3,                      # speculative tokens per step
-                   max_tokens:int=128,           # answer length limit
+                   max_tokens:int=ANSWER_TOKENS, # answer length limit
                    device:str="cpu",             # where the held-out answers are extracted
                    dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
                    engine:EngineConfig|None=None # vLLM start-up options
@@ -224,7 +224,7 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
                      data:str|Path|None=None,    # the training data: its aux layer ids are the ones trained on
                      trained:str|Path|None=None, # training run directory (checkpoint.pt: the config trained with)
                      k:int=3,                    # speculative tokens per step
-                     max_tokens:int=96,          # answer length
+                     max_tokens:int=ANSWER_TOKENS,# answer length
                      tol:float=0.05,             # largest |tau in vLLM - tau offline| that counts as the same computation
                      dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
                      device:str="cpu",           # where transformers runs the verifier for the offline estimate

@@ -4,13 +4,14 @@
 
 # %% ../nbs/10b_gpu_check.ipynb #94214d2d
 from __future__ import annotations
-import argparse, json, os, resource, sys, time
+import argparse, inspect, json, os, resource, sys, time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 import torch
 from .core import Eagle3Error, machine, write_json
 from .embedded import cache_dir, cached_build, convert_gguf, smollm2_gguf
+from .engine import ANSWER_TOKENS
 
 # %% auto #0
 __all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_gguf', 'check_verifier', 'gpu_check', 'figures_table', 'bundle', 'main']
@@ -162,7 +163,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
               gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier here
               prompts:int=64,               # training prompts answered
               heldout:int=16,               # held-out prompts for the offline acceptance
-              max_new_tokens:int=160,       # answer length
+              max_new_tokens:int=ANSWER_TOKENS, # answer length
               steps:int=160,                # optimiser steps (the run stops at half and resumes)
              )->dict:
     "Answer, extract, train (and resume), export, verify and measure offline acceptance on `device`; the figures."
@@ -223,8 +224,9 @@ def main(argv:list|None=None):
     ap.add_argument("--out", default="runs/gpu-check", help="the check's directory (started afresh)")
     ap.add_argument("--device", default="cuda", help="cuda, or cpu for the same check on a CPU")
     ap.add_argument("--gguf", help="the carried cut GGUF (default: cut the embedded verifier here)")
-    for k, v in (("prompts", 64), ("heldout", 16), ("max-new-tokens", 160), ("steps", 160)):
-        ap.add_argument(f"--{k}", type=int, default=v, help=f"default {v}")
+    for k in ("prompts", "heldout", "max_new_tokens", "steps"):   # gpu_check's own defaults
+        v = inspect.signature(gpu_check).parameters[k].default
+        ap.add_argument(f"--{k.replace('_', '-')}", type=int, default=v, help=f"default {v}")
     ap.add_argument("--bundle", metavar="DIR", help="write the cut GGUF and the wheels to carry into DIR, and stop")
     a = ap.parse_args(argv)
     try:
