@@ -33,7 +33,7 @@ def test_pip_settings_read_back(monkeypatch):
     assert pi.pip_settings() == {"find-links": "/opt/x", "default-timeout": "60", "cert": "/ca"}
 
 # ---- the locks: `make demo` and `make test` install exactly requirements/*.lock, which `make lock` writes
-import configparser, importlib.metadata, re
+import configparser, importlib.metadata, re, sysconfig
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -62,7 +62,9 @@ def test_venv_is_the_lock():
     if not (Path(sys.prefix)/".from-lock").exists():
         pytest.skip(f"{sys.prefix} was not installed from requirements/dev.lock (the Makefile says why when it falls back)")
     want = pins("dev") | pins("verifier")
-    have = {canonicalize_name(d.metadata["Name"]): d.version for d in importlib.metadata.distributions()}
+    # the venv's own site-packages only: setuptools, once imported, puts its vendored copies (with their metadata) on sys.path
+    site = list(dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib")))
+    have = {canonicalize_name(d.metadata["Name"]): d.version for d in importlib.metadata.distributions(path=site)}
     have = {n: v for n, v in have.items() if n not in TOOLS}
     assert {n: (have.get(n), want.get(n)) for n in want.keys() | have.keys() if have.get(n) != want.get(n)} == {}, \
         "installed (left) differs from requirements/*.lock (right): `make clean-venv test` installs the lock afresh"
