@@ -95,3 +95,11 @@ def test_docs_build_runs_no_test_cell():
         for c in NBProcessor(p, procs=[]).nb.cells:
             if c.cell_type == "code" and c.directives_.keys() & flags and _do_eval(c): found.append(f"{p.name} cell {c.idx_}")
     assert found == [], f"test cells nbdev would run while building the docs: {found}"
+
+def test_readme_is_the_index_notebook(tmp_path):
+    "README.md is `make readme`'s rendering of nbs/index.ipynb: an edit of one alone is lost at the next `make readme`"
+    jupyter = Path(sys.executable).parent/"jupyter"
+    subprocess.run([str(jupyter), "nbconvert", "--to", "markdown", str(ROOT/"nbs"/"index.ipynb"), "--output-dir", str(tmp_path),
+                    "--output", "README"], check=True, capture_output=True)
+    got = (tmp_path/"README.md").read_text().replace("](images/", "](nbs/images/")   # as the Makefile's sed
+    assert got == (ROOT/"README.md").read_text(), "README.md differs from nbs/index.ipynb: edit the notebook, then `make readme`"
