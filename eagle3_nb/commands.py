@@ -58,7 +58,8 @@ def flags_derive(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
 
-DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size")   # `draft_config_flags`': no settings
+# `draft_config_flags`': not settings
+DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size")
 
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
