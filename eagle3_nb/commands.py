@@ -6,7 +6,7 @@
 from __future__ import annotations
 import argparse, json, sys
 from pathlib import Path
-from .core import Eagle3Error, read_json
+from .core import ANSWER_TOKENS, Eagle3Error, read_json
 from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
@@ -338,7 +338,6 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
     s.add_argument("--prompts", type=int, default=64, help="first N prompts")
     s.add_argument("--k", type=int, default=3, help="speculative tokens")
-    from eagle3_nb.engine import ANSWER_TOKENS
     s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS, help="answer length (default: %(default)s)")
     s.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "
                                                    "(shard over GPUs)")

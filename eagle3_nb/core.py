@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'CPU_AMX', 'Eagle3Error',
-           'CheckpointError', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files', 'read_tensors',
-           'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types', 'torch_threads',
-           'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
+__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS', 'CPU_AMX',
+           'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files',
+           'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types',
+           'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -234,6 +234,9 @@ def _tidy(path:Path, lock:Path, made:list):
 def _holder(note:Path)->dict:
     try: return read_json(note)
     except (Eagle3Error, OSError): return {}   # written by nobody yet, or cut short
+
+# %% ../nbs/00_core.ipynb #72ff4850
+ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in the CPU presets
 
 # %% ../nbs/00_core.ipynb #7db6c737
 def _fits(v, t)->bool:

@@ -14,9 +14,9 @@ from .reference import load_config
 from .derive import verifier_text_config, is_mla
 
 # %% auto #0
-__all__ = ['ANSWER_TOKENS', 'CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length',
-           'vllm_env', 'VLLMBar', 'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure',
-           'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
+__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar',
+           'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
+           'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
@@ -39,7 +39,6 @@ class EngineConfig:
         "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."
         return cls(**x) if isinstance(x, dict) else x
 
-ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in the CPU presets
 CPU_CONTEXT = 4096   # vLLM on a CPU keeps its KV cache in VLLM_CPU_KVCACHE_SPACE (2 GiB by default here)
 
 def context_length(verifier:str|Path, most:int|None=None)->int:

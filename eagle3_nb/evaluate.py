@@ -8,7 +8,8 @@ import contextlib, gc, hashlib, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .engine import ANSWER_TOKENS, EngineConfig, VLLMBar, vllm_engine, vllm_env
+from .core import ANSWER_TOKENS
+from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
 from .derive import draft_config

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from .core import Eagle3Error, machine, write_json
 from .embedded import cache_dir, cached_build, convert_gguf, smollm2_gguf
-from .engine import ANSWER_TOKENS
+from .core import ANSWER_TOKENS
 
 # %% auto #0
 __all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_gguf', 'check_verifier', 'gpu_check', 'figures_table', 'bundle', 'main']

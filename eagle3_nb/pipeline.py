@@ -11,7 +11,8 @@ from .core import (CheckpointError, Eagle3Error, check_types, check_weights, mac
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
 from .derive import ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
-from .engine import ANSWER_TOKENS, EngineConfig, auto_dtype, context_length, precision_reason
+from .core import ANSWER_TOKENS
+from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
 from .shards import ExtractConfig
