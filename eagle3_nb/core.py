@@ -4,15 +4,16 @@
 
 # %% ../nbs/00_core.ipynb #f8284923
 from __future__ import annotations
-import dataclasses, json, os, shutil, socket, struct, sys, time, types, typing
+import dataclasses, json, logging, os, shutil, socket, struct, sys, time, types, typing
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS', 'CPU_AMX',
-           'Eagle3Error', 'CheckpointError', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files',
-           'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types',
-           'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
+__all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
+           'CPU_AMX', 'Eagle3Error', 'CheckpointError', 'configure_logging', 'logger', 'torch_dtype', 'read_json',
+           'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint',
+           'upgrade_checkpoint', 'writer_lock', 'check_types', 'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch',
+           'cpu_kind', 'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -20,6 +21,32 @@ class Eagle3Error(ValueError):
 
 class CheckpointError(Eagle3Error):
     "A config or checkpoint that cannot be used; the message names what was found and the fix."
+
+# %% ../nbs/00_core.ipynb #d954501e
+LOGGER = "eagle3_nb"   # the package's logger; each module's is a child of it
+
+class _Said(logging.Handler):
+    "Writes a record to what `sys.stdout` (below WARNING) or `sys.stderr` is when it is said."
+    def emit(self, r:logging.LogRecord):
+        try:
+            msg = self.format(r)
+            if r.levelno >= logging.WARNING: msg = f"{r.levelname.lower()}: {msg}"
+            print(msg, file=sys.stderr if r.levelno >= logging.WARNING else sys.stdout, flush=True)
+        except Exception: self.handleError(r)
+
+def configure_logging():
+    "Give the package's logger its one handler (unless `EAGLE3_CONFIGURE_LOGGING=0`), at `EAGLE3_LOGGING_LEVEL`."
+    root = logging.getLogger(LOGGER)
+    if os.environ.get("EAGLE3_CONFIGURE_LOGGING", "1") == "0" or any(isinstance(h, _Said) for h in root.handlers): return
+    level = os.environ.get("EAGLE3_LOGGING_LEVEL", "INFO").upper()
+    if not isinstance(logging.getLevelName(level), int):
+        raise Eagle3Error(f"EAGLE3_LOGGING_LEVEL={level}: choose DEBUG, INFO, WARNING or ERROR")
+    root.addHandler(_Said()); root.setLevel(level); root.propagate = False
+
+def logger(module:str)->logging.Logger:
+    "The logger of one of the package's modules (`logger(\"pipeline\")`), the package's configured on first use."
+    configure_logging()
+    return logging.getLogger(f"{LOGGER}.{module}")
 
 # %% ../nbs/00_core.ipynb #0759b912
 DTYPES = {  # safetensors header name: (bytes per element, torch dtype name)
@@ -212,8 +239,8 @@ def writer_lock(path:str|Path,   # the run directory (or output file) written
     try:
         if note.exists():   # its writer ended without letting go: killed, or its machine lost
             h = _holder(note)
-            print(f"{path}: took over the writer's lock from pid {h.get('pid')} on {h.get('host')} (`{h.get('command')}`, "
-                  f"since {h.get('since')}), which is gone", file=sys.stderr)
+            logger("core").warning(f"{path}: took over the writer's lock from pid {h.get('pid')} on {h.get('host')} "
+                                   f"(`{h.get('command')}`, since {h.get('since')}), which is gone")
         write_json(note, {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
                           "since": time.strftime("%Y-%m-%d %H:%M:%S")})
         yield

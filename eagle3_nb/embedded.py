@@ -43,7 +43,6 @@ def convert_gguf(gguf:Path, dst:Path):
     q = GgufConfig(gguf_file=f, dequantize=True)
     model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.bfloat16, quantization_config=q)
     if hasattr(model.config, "quantization_config"): del model.config.quantization_config
-    model.config.name_or_path = "HuggingFaceTB/SmolLM2-135M-Instruct"
     model.save_pretrained(dst); tok.save_pretrained(dst)
 
 def embedded_verifier(cache:str|Path|None=None, # default: `cache_dir()`

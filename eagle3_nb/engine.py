@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 import torch
-from .core import Eagle3Error, cpu_amx_switch, torch_threads
+from .core import Eagle3Error, cpu_amx_switch, logger, torch_threads
 from .reference import load_config
 from .derive import verifier_text_config, is_mla
+log = logger("engine")
 
 # %% auto #0
-__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar',
-           'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
+__all__ = ['log', 'CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env',
+           'VLLMBar', 'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
            'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
@@ -102,7 +103,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm.platforms import current_platform
     cpu = current_platform.is_cpu()
     kw = vllm_args(model, dtype, engine, draft, k, cpu)
-    if cpu and draft and is_mla(verifier_text_config(model)): print(mla_pair_line(dtype, draft), flush=True)
+    if cpu and draft and is_mla(verifier_text_config(model)): log.info(mla_pair_line(dtype, draft))
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "

@@ -8,7 +8,7 @@ import contextlib, gc, hashlib, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .core import ANSWER_TOKENS
+from .core import ANSWER_TOKENS, logger
 from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
@@ -16,9 +16,10 @@ from .derive import draft_config
 from .convert import load_draft
 from .objective import offline_acceptance
 from .core import atomic_write, read_json, write_json
+log = logger("evaluate")
 
 # %% auto #0
-__all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
+__all__ = ['log', 'spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
            'summary_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
@@ -180,8 +181,8 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     sha = draft_sha256(draft)
     if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights (a retrained draft)
         if (old := read_json(out/"metrics.json")).get("draft_sha256") == sha: return old
-        print(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha}): "
-              "evaluating anew", flush=True)
+        log.info(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha}): "
+              "evaluating anew")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible

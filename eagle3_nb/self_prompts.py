@@ -8,13 +8,14 @@ import json, re, unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from tqdm.auto import tqdm
-from .core import Eagle3Error, write_json
+from .core import Eagle3Error, logger, write_json
 from .engine import EngineConfig, VLLMBar, vllm_engine
 from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
+log = logger("self_prompts")
 
 # %% auto #0
-__all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',
+__all__ = ['log', 'MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',
            'source_records']
 
 # %% ../nbs/04a_self_prompts.ipynb #992525c3
@@ -114,7 +115,7 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
             if len(kept) >= n: break
     stats["kept"] = len(kept)
     write_json(out.with_suffix(".stats.json"), stats)
-    if len(kept) < n: print(f"self_prompts: {len(kept)} of {n} prompts after {cfg.rounds} rounds ({stats['rejected']})")
+    if len(kept) < n: log.info(f"self_prompts: {len(kept)} of {n} prompts after {cfg.rounds} rounds ({stats['rejected']})")
     return out
 
 # %% ../nbs/04a_self_prompts.ipynb #467fb2fb
