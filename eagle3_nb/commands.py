@@ -6,7 +6,7 @@
 from __future__ import annotations
 import argparse, json, sys
 from pathlib import Path
-from .core import ANSWER_TOKENS, Eagle3Error, read_json
+from .core import ANSWER_TOKENS, SPEC_TOKENS, Eagle3Error, read_json
 from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
@@ -299,7 +299,8 @@ def flags_convert(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("src", help="draft directory (vLLM-native or speculators)")
     s.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
     draft_out_flags(s, help="re-cast floating tensors (default: keep)")
-    s.add_argument("--k", type=int, default=3, help="speculators: speculative tokens of the default proposal method")
+    s.add_argument("--k", type=int, default=SPEC_TOKENS, help="speculators: speculative tokens of the default proposal "
+                   "method (default: %(default)s)")
 
 # %% ../nbs/11b_commands.ipynb #6dbcf021
 def cmd_upgrade(a)->int:
@@ -337,7 +338,7 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
                    "(48 prompts written apart from the training templates), a .json/.jsonl file or dataset")
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
     s.add_argument("--prompts", type=int, default=64, help="first N prompts")
-    s.add_argument("--k", type=int, default=3, help="speculative tokens")
+    s.add_argument("--k", type=int, default=SPEC_TOKENS, help="speculative tokens (default: %(default)s)")
     s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS, help="answer length (default: %(default)s)")
     s.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "
                                                    "(shard over GPUs)")

@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 from safetensors.torch import save_file
 import torch
-from .core import (CheckpointError, Eagle3Error, atomic_write, load_checkpoint, read_json, read_tensors, tensor_files,
+from .core import (SPEC_TOKENS, CheckpointError, Eagle3Error, atomic_write, load_checkpoint, read_json, read_tensors, tensor_files,
                             torch_dtype, write_json)
 from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec_problems
 from .model import Eagle3Draft, export_vllm
@@ -61,7 +61,7 @@ def speculators_config(cfg:dict,                            # the draft's config
                        s:DraftSpec,                          # its normalised spec
                        verifier:str|None=None,               # the verifier's Hub id or path
                        verifier_architectures:list|None=None, # the verifier's architectures; default: the config's
-                       k:int=3,                              # speculative tokens in the default proposal method
+                       k:int=SPEC_TOKENS,                              # speculative tokens in the default proposal method
                       )->dict:
     "A speculators-format config for the draft described by `cfg`/`s` (either format)."
     old = _verifier(cfg, s)
@@ -85,7 +85,7 @@ def convert_draft(src:str|Path,               # draft directory (vLLM-native or 
                   to:str="vllm",              # "vllm" (midlayer. naming) or "speculators" (layers.0. naming)
                   verifier:str|None=None,     # speculators: the verifier's Hub id or path
                   dtype:str|None=None,        # re-cast floating tensors ("bfloat16", "float16", "float32"); default: keep
-                  k:int=3,                    # speculators: speculative tokens in the default proposal method
+                  k:int=SPEC_TOKENS,                    # speculators: speculative tokens in the default proposal method
                  )->Path:
     "Convert an EAGLE-3 draft between the vLLM-native and speculators formats, writing every default explicitly."
     if to not in ("vllm", "speculators"): raise Eagle3Error(f"to={to!r}: choose 'vllm' or 'speculators'")

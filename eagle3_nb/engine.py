@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 import torch
-from .core import Eagle3Error, cpu_amx_switch, logger, torch_threads
+from .core import SPEC_TOKENS, Eagle3Error, cpu_amx_switch, logger, torch_threads
 from .reference import load_config
 from .derive import verifier_text_config, is_mla
 log = logger("engine")
@@ -75,7 +75,7 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
               dtype:str="float32",            # dtype vLLM serves in
               engine:EngineConfig|None=None,  # start-up options; None: the defaults
               draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
-              k:int=3,                        # speculative tokens per step (with `draft`)
+              k:int=SPEC_TOKENS,                        # speculative tokens per step (with `draft`)
               cpu:bool=True,                  # served on a CPU
              )->dict:
     "The `vllm.LLM` arguments every stage starts vLLM with (but the model and dtype)."
@@ -95,7 +95,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
                 engine:EngineConfig|None=None,  # start-up options; None: the defaults
                 draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
-                k:int=3,                        # speculative tokens per step (with `draft`)
+                k:int=SPEC_TOKENS,                        # speculative tokens per step (with `draft`)
                 extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a `kv_transfer_config`
     "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
     vllm_env()

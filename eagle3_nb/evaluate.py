@@ -8,7 +8,7 @@ import contextlib, gc, hashlib, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .core import ANSWER_TOKENS, logger
+from .core import ANSWER_TOKENS, SPEC_TOKENS, logger
 from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
@@ -34,7 +34,7 @@ def spec_metrics(metrics:list)->dict:
 def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   prompts:list,                     # user messages, one chat each
                   draft:str|Path|None=None,         # EAGLE-3 draft directory; None: plain decoding
-                  k:int=3,                          # speculative tokens per step
+                  k:int=SPEC_TOKENS,                          # speculative tokens per step
                   max_tokens:int=ANSWER_TOKENS,     # answer length limit
                   dtype:str="float32",              # dtype vLLM serves in
                   engine:EngineConfig|dict|None=None, # vLLM start-up options (a dict from JSON works too)
@@ -169,7 +169,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    prompts:list,                 # held-out user messages
                    heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the baseline run's own
                    out:str|Path,                 # metrics.json, summary.md, plots (a finished `out` is returned as is)
-                   k:int=3,                      # speculative tokens per step
+                   k:int=SPEC_TOKENS,                      # speculative tokens per step
                    max_tokens:int=ANSWER_TOKENS, # answer length limit
                    device:str="cpu",             # where the held-out answers are extracted
                    dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
@@ -225,7 +225,7 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
                      out:str|Path,               # scratch directory (extracted answers)
                      data:str|Path|None=None,    # the training data: its aux layer ids are the ones trained on
                      trained:str|Path|None=None, # training run directory (checkpoint.pt: the config trained with)
-                     k:int=3,                    # speculative tokens per step
+                     k:int=SPEC_TOKENS,                    # speculative tokens per step
                      max_tokens:int=ANSWER_TOKENS,# answer length
                      tol:float=0.05,             # largest |tau in vLLM - tau offline| that counts as the same computation
                      dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)

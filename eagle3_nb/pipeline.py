@@ -11,7 +11,7 @@ from .core import (CheckpointError, Eagle3Error, check_types, check_weights, mac
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
 from .derive import ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
-from .core import ANSWER_TOKENS, logger
+from .core import ANSWER_TOKENS, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -42,7 +42,7 @@ class RunConfig:
     eval_prompts: int = 64          # held-out prompts in the evaluation
     max_new_tokens: int|None = None # answer length when regenerating; None: whole answers (to the end of the turn or context)
     eval_max_tokens: int|None = None # answer length in the evaluation; None: max_new_tokens, else ANSWER_TOKENS
-    k: int = 3                      # speculative tokens in the evaluation (vLLM's num_speculative_tokens)
+    k: int = SPEC_TOKENS            # speculative tokens in the evaluation (vLLM's num_speculative_tokens)
     device: str = "auto"            # cpu, cuda, or auto (cuda where a GPU is visible)
     data_dtype: str = "auto"        # verifier dtype for training data; auto: bfloat16 where fast here, else float32
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU

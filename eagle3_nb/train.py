@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import Eagle3Error, atomic_write, load_checkpoint, read_json, write_json
+from .core import SPEC_TOKENS, Eagle3Error, atomic_write, load_checkpoint, read_json, write_json
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .shards import HiddenStates
@@ -55,7 +55,7 @@ class TrainConfig:
     log_to: str = "auto"         # "auto" (TensorBoard where installed), "none", or some of tensorboard,wandb,trackio
     eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); best in best/
     eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
-    eval_k: int = 3              # speculative tokens of the estimate (vLLM's num_speculative_tokens)
+    eval_k: int = SPEC_TOKENS    # speculative tokens of the estimate (vLLM's num_speculative_tokens)
     ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this decay per step
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
