@@ -37,11 +37,13 @@ class _Said(logging.Handler):
 def configure_logging():
     "Give the package's logger its one handler (unless `EAGLE3_CONFIGURE_LOGGING=0`), at `EAGLE3_LOGGING_LEVEL`."
     root = logging.getLogger(LOGGER)
-    if os.environ.get("EAGLE3_CONFIGURE_LOGGING", "1") == "0" or any(isinstance(h, _Said) for h in root.handlers): return
+    # by name, not class: a notebook or a reload that defines `_Said` again finds the handler an import gave
+    if os.environ.get("EAGLE3_CONFIGURE_LOGGING", "1") == "0" or any(h.get_name() == LOGGER for h in root.handlers): return
     level = os.environ.get("EAGLE3_LOGGING_LEVEL", "INFO").upper()
     if not isinstance(logging.getLevelName(level), int):
         raise Eagle3Error(f"EAGLE3_LOGGING_LEVEL={level}: choose DEBUG, INFO, WARNING or ERROR")
-    root.addHandler(_Said()); root.setLevel(level); root.propagate = False
+    h = _Said(); h.set_name(LOGGER)
+    root.addHandler(h); root.setLevel(level); root.propagate = False
 
 def logger(module:str)->logging.Logger:
     "The logger of one of the package's modules (`logger(\"pipeline\")`), the package's configured on first use."
