@@ -61,7 +61,7 @@ def speculators_config(cfg:dict,                            # the draft's config
                        s:DraftSpec,                          # its normalised spec
                        verifier:str|None=None,               # the verifier's Hub id or path
                        verifier_architectures:list|None=None, # the verifier's architectures; default: the config's
-                       k:int=SPEC_TOKENS,                              # speculative tokens in the default proposal method
+                       k:int=SPEC_TOKENS,                    # speculative tokens in the default proposal method
                       )->dict:
     "A speculators-format config for the draft described by `cfg`/`s` (either format)."
     old = _verifier(cfg, s)
@@ -85,7 +85,7 @@ def convert_draft(src:str|Path,               # draft directory (vLLM-native or 
                   to:str="vllm",              # "vllm" (midlayer. naming) or "speculators" (layers.0. naming)
                   verifier:str|None=None,     # speculators: the verifier's Hub id or path
                   dtype:str|None=None,        # re-cast floating tensors ("bfloat16", "float16", "float32"); default: keep
-                  k:int=SPEC_TOKENS,                    # speculators: speculative tokens in the default proposal method
+                  k:int=SPEC_TOKENS,          # speculators: speculative tokens in the default proposal method
                  )->Path:
     "Convert an EAGLE-3 draft between the vLLM-native and speculators formats, writing every default explicitly."
     if to not in ("vllm", "speculators"): raise Eagle3Error(f"to={to!r}: choose 'vllm' or 'speculators'")

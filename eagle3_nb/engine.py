@@ -12,11 +12,11 @@ import torch
 from .core import SPEC_TOKENS, Eagle3Error, cpu_amx_switch, logger, torch_threads
 from .reference import load_config
 from .derive import verifier_text_config, is_mla
-log = logger("engine")
+_log = logger("engine")
 
 # %% auto #0
-__all__ = ['log', 'CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env',
-           'VLLMBar', 'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
+__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar',
+           'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
            'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
@@ -75,7 +75,7 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
               dtype:str="float32",            # dtype vLLM serves in
               engine:EngineConfig|None=None,  # start-up options; None: the defaults
               draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
-              k:int=SPEC_TOKENS,                        # speculative tokens per step (with `draft`)
+              k:int=SPEC_TOKENS,              # speculative tokens per step (with `draft`)
               cpu:bool=True,                  # served on a CPU
              )->dict:
     "The `vllm.LLM` arguments every stage starts vLLM with (but the model and dtype)."
@@ -95,7 +95,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
                 engine:EngineConfig|None=None,  # start-up options; None: the defaults
                 draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
-                k:int=SPEC_TOKENS,                        # speculative tokens per step (with `draft`)
+                k:int=SPEC_TOKENS,              # speculative tokens per step (with `draft`)
                 extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a `kv_transfer_config`
     "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
     vllm_env()
@@ -103,7 +103,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm.platforms import current_platform
     cpu = current_platform.is_cpu()
     kw = vllm_args(model, dtype, engine, draft, k, cpu)
-    if cpu and draft and is_mla(verifier_text_config(model)): log.info(mla_pair_line(dtype, draft))
+    if cpu and draft and is_mla(verifier_text_config(model)): _log.info(mla_pair_line(dtype, draft))
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "

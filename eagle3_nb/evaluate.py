@@ -16,10 +16,10 @@ from .derive import draft_config
 from .convert import load_draft
 from .objective import offline_acceptance
 from .core import atomic_write, read_json, write_json
-log = logger("evaluate")
+_log = logger("evaluate")
 
 # %% auto #0
-__all__ = ['log', 'spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
+__all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
            'summary_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
@@ -34,7 +34,7 @@ def spec_metrics(metrics:list)->dict:
 def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   prompts:list,                     # user messages, one chat each
                   draft:str|Path|None=None,         # EAGLE-3 draft directory; None: plain decoding
-                  k:int=SPEC_TOKENS,                          # speculative tokens per step
+                  k:int=SPEC_TOKENS,                # speculative tokens per step
                   max_tokens:int=ANSWER_TOKENS,     # answer length limit
                   dtype:str="float32",              # dtype vLLM serves in
                   engine:EngineConfig|dict|None=None, # vLLM start-up options (a dict from JSON works too)
@@ -169,7 +169,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    prompts:list,                 # held-out user messages
                    heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the baseline run's own
                    out:str|Path,                 # metrics.json, summary.md, plots (a finished `out` is returned as is)
-                   k:int=SPEC_TOKENS,                      # speculative tokens per step
+                   k:int=SPEC_TOKENS,            # speculative tokens per step
                    max_tokens:int=ANSWER_TOKENS, # answer length limit
                    device:str="cpu",             # where the held-out answers are extracted
                    dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
@@ -181,8 +181,8 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     sha = draft_sha256(draft)
     if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights (a retrained draft)
         if (old := read_json(out/"metrics.json")).get("draft_sha256") == sha: return old
-        log.info(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha}): "
-              "evaluating anew")
+        _log.info(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha}): "
+                  "evaluating anew")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import decode_capture_possible
@@ -225,7 +225,7 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
                      out:str|Path,               # scratch directory (extracted answers)
                      data:str|Path|None=None,    # the training data: its aux layer ids are the ones trained on
                      trained:str|Path|None=None, # training run directory (checkpoint.pt: the config trained with)
-                     k:int=SPEC_TOKENS,                    # speculative tokens per step
+                     k:int=SPEC_TOKENS,          # speculative tokens per step
                      max_tokens:int=ANSWER_TOKENS,# answer length
                      tol:float=0.05,             # largest |tau in vLLM - tau offline| that counts as the same computation
                      dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)

@@ -189,7 +189,7 @@ def accepted_lengths(drafts:torch.Tensor, # (T, k) the draft's guesses after eac
 # %% ../nbs/07a_objective.ipynb #2ebf19bb
 def offline_acceptance(model:Eagle3Draft,              # the draft, in float32
                        data:str|Path|HiddenStates,     # the verifier's extracted greedy answers (held out), or a list of samples
-                       k:int=SPEC_TOKENS,                        # speculative tokens per step
+                       k:int=SPEC_TOKENS,              # speculative tokens per step
                        samples:list|None=None,         # indices of the samples to use; None: all
                       )->dict:
     "Mean acceptance length and per-position acceptance of greedy chain drafting on extracted greedy answers."

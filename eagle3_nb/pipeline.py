@@ -22,11 +22,11 @@ from .train import TrainConfig
 from .verify import verify
 from .embedded import load_tokenizer
 from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_support
-log = logger("pipeline")
+_log = logger("pipeline")
 
 # %% auto #0
-__all__ = ['log', 'SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'deep_merge',
-           'run_config', 'preflight_verifier', 'check_run_dir', 'write_summary', 'preflight', 'run']
+__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'RunConfig', 'resolved', 'deep_merge', 'run_config',
+           'preflight_verifier', 'check_run_dir', 'write_summary', 'preflight', 'run']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -218,7 +218,7 @@ def write_summary(run:Path,      # the run directory
     why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so greedy text may move "
            "with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
           and cfg.eval_dtype == "bfloat16" else ""
-    log.info(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
+    _log.info(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
           f"greedy identical: {s['greedy_identical']}{why}; {run/'summary.json'}")
     return s
 
@@ -227,12 +227,12 @@ class _Stage:
     "Says a stage's header, times it into `times`."
     def __init__(self, times:dict, name:str, what:str=""): self.times, self.name, self.what = times, name, what
     def __enter__(self):
-        log.info(f"\n=== {self.name}: {self.what} " + "=" * max(0, 50 - len(self.name + self.what)))
+        _log.info(f"\n=== {self.name}: {self.what} " + "=" * max(0, 50 - len(self.name + self.what)))
         self.t0 = time.perf_counter()
     def __exit__(self, *exc):
         if exc[0] is None:
             self.times[self.name] = round(time.perf_counter() - self.t0, 1)
-            log.info(f"[{self.name}: {self.times[self.name]} s]")
+            _log.info(f"[{self.name}: {self.times[self.name]} s]")
 
 # %% ../nbs/10_pipeline.ipynb #d9890a84
 def _derive(cfg:RunConfig, run:Path):
@@ -245,14 +245,14 @@ def _derive(cfg:RunConfig, run:Path):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
     if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
-    log.info("\n".join(f"- {n}" for n in d.notes))
+    _log.info("\n".join(f"- {n}" for n in d.notes))
     return d.config
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
     rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0], dtype=cfg.eval_dtype,
                  chat_template_kwargs=cfg.engine.chat_template_kwargs)
-    write_json(out, rep.to_json()); log.info(rep.text())
+    write_json(out, rep.to_json()); _log.info(rep.text())
     if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; {out}): "
                                          + " | ".join(f"{f.where}: {f.fix}" for f in rep.errors))
     return rep
@@ -305,26 +305,26 @@ def _data(cfg:RunConfig, run:Path, ext:ExtractConfig, times:dict):
         sampled = sampled_copies(train_p, cfg.samples_per_prompt, cfg.sample_temperature)
         if one:
             from eagle3_nb.vllm_extract import regenerate_and_extract
-            log.info(regenerate_and_extract(train_p + sampled, cfg.verifier, run/"conversations.jsonl", run/"hidden_states",
+            _log.info(regenerate_and_extract(train_p + sampled, cfg.verifier, run/"conversations.jsonl", run/"hidden_states",
                                          cfg.regenerate, ext, capture=cfg.capture))
         else: regenerate(train_p + sampled, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
     if not one:
         with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}"):
             want = {r["id"] for r in train_p + sampled}   # only this run's records
             recs = [r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want]
-            log.info(extract(recs, cfg.verifier, run/"hidden_states", ext))
+            _log.info(extract(recs, cfg.verifier, run/"hidden_states", ext))
 
 def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.train import train
     from eagle3_nb.evaluate import evaluate_draft
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
     cfg, run, times = resolved(cfg), Path(run_dir), {}
-    log.info(f"machine: {machine(cfg.device)}")   # every figure of the run is this machine's (summary.json too)
-    if auto: log.info(f"precision auto -> {precision_reason(cfg.device)}")
+    _log.info(f"machine: {machine(cfg.device)}")   # every figure of the run is this machine's (summary.json too)
+    if auto: _log.info(f"precision auto -> {precision_reason(cfg.device)}")
     if cfg.device == "cpu" and cfg.verifier.mla:
-        log.info(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
+        _log.info(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
               f"{mla_dtype(cfg.verifier, cfg.eval_dtype)[1]}")
-    if not (routing := moe_routing(cfg.verifier))[0]: log.warning(routing[1])
+    if not (routing := moe_routing(cfg.verifier))[0]: _log.warning(routing[1])
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)
@@ -336,7 +336,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
                                 f"{cfg.train.precision}"):
         tr = train(run/"hidden_states", config, run/"train", cfg.train)
-        log.info(f"exported {tr['draft']} (vLLM-native); {_speculators_copy(Path(tr['draft']), cfg)}")
+        _log.info(f"exported {tr['draft']} (vLLM-native); {_speculators_copy(Path(tr['draft']), cfg)}")
     with _Stage(times, "verify", "the exported draft"):
         rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")
     with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts, k={cfg.k}, vLLM {cfg.eval_dtype}"):

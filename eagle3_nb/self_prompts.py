@@ -12,10 +12,10 @@ from .core import Eagle3Error, logger, write_json
 from .engine import EngineConfig, VLLMBar, vllm_engine
 from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
-log = logger("self_prompts")
+_log = logger("self_prompts")
 
 # %% auto #0
-__all__ = ['log', 'MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',
+__all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_share', 'rejected', 'self_prompts',
            'source_records']
 
 # %% ../nbs/04a_self_prompts.ipynb #992525c3
@@ -115,7 +115,7 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
             if len(kept) >= n: break
     stats["kept"] = len(kept)
     write_json(out.with_suffix(".stats.json"), stats)
-    if len(kept) < n: log.info(f"self_prompts: {len(kept)} of {n} prompts after {cfg.rounds} rounds ({stats['rejected']})")
+    if len(kept) < n: _log.info(f"self_prompts: {len(kept)} of {n} prompts after {cfg.rounds} rounds ({stats['rejected']})")
     return out
 
 # %% ../nbs/04a_self_prompts.ipynb #467fb2fb

@@ -19,10 +19,10 @@ from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, r
                                      vllm_answer, within_context)
 from .shards import (ExtractConfig, HiddenStates, write_manifest, save_head, fit_sample, generated_sample, summarize,
                               write_shard)
-log = logger("vllm_extract")
+_log = logger("vllm_extract")
 
 # %% auto #0
-__all__ = ['log', 'NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
+__all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
            'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'store_states', 'keep_stored',
            'regenerate_and_extract']
 
@@ -302,7 +302,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     man = write_manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
     done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
     if dropped := keep_stored(Path(conversations), done):
-        log.info(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
+        _log.info(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
     cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier)))
