@@ -22,8 +22,7 @@ from eagle3_nb.shards import ExtractConfig, HiddenStates
 from eagle3_nb.extract import extract
 from eagle3_nb.pipeline import PRESETS
 from eagle3_nb.objective import target_head
-from eagle3_nb.draft_init import build_draft
-from eagle3_nb.train import TrainConfig, collate, new_run, train_step
+from eagle3_nb.train import TrainConfig, collate, fresh_draft, new_run, train_step
 from eagle3_nb.embedded import embedded_verifier
 
 def regen_rate(recs, v, out, dtype, n_tok):
@@ -43,7 +42,7 @@ def train_rate(data, steps, prec):
     "Loss tokens/s of the demo's training step (K=2, batch 4), after one warm-up step."
     ds, tc = HiddenStates(data), TrainConfig(**{**PRESETS["demo"]["train"], "precision": prec, "batch_size": 4})
     cfg = derive_draft_config(embedded_verifier(), draft_vocab_size=PRESETS["demo"]["draft_vocab_size"]).config
-    model = build_draft(cfg, ds, cfg.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
+    model = fresh_draft(cfg, ds, tc)
     th = target_head(ds.head(), torch.arange(cfg.draft_vocab_size) + model.d2t)
     batches = [collate([ds[(4 * i + j) % len(ds)] for j in range(4)]) for i in range(steps + 1)]
     r = new_run(model, cfg, tc, th, ds.manifest["verifier"]["rms_norm_eps"], Path(tempfile.mkdtemp()), steps=steps + 1)

@@ -11,8 +11,7 @@ import torch
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.shards import HiddenStates
 from eagle3_nb.objective import target_head
-from eagle3_nb.draft_init import build_draft
-from eagle3_nb.train import TrainConfig, collate, new_run, train_step
+from eagle3_nb.train import TrainConfig, collate, fresh_draft, new_run, train_step
 from eagle3_nb.embedded import embedded_verifier
 
 if __name__ == "__main__":
@@ -28,7 +27,7 @@ if __name__ == "__main__":
     for K, prec, batches, tag in ((1, "fp32", plain, ""), (2, "fp32", plain, ""), (3, "fp32", plain, ""), (4, "fp32", plain, ""),
                                   (3, "bf16", plain, ""), (3, "bf16", by_len, " grouped")):
         tc = TrainConfig(ttt_steps=K, batch_size=a.batch_size, precision=prec)
-        model = build_draft(cfg, ds, cfg.draft_vocab_size, tc.norm_init_scale, tc.copy_heads, tc.copy_scale, tc.seed)
+        model = fresh_draft(cfg, ds, tc)
         th = target_head(head, torch.arange(cfg.draft_vocab_size) + model.d2t)   # as `train` does
         r = new_run(model, cfg, tc, th, eps, Path(tempfile.mkdtemp()), steps=len(batches) + 1)   # `train`'s step and optimiser
         train_step(r, batches[0])   # warm-up

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import argparse, json, sys
 from pathlib import Path
-from .core import ANSWER_TOKENS, SPEC_TOKENS, Eagle3Error, read_json
+from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error, read_json
 from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
@@ -105,7 +105,7 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
                    help="also serve the pair in vLLM on held-out prompts and compare its acceptance with the trained "
                         "PyTorch draft's (a gap above --probe-tol is an error)")
     s.add_argument("--probe-prompts", type=int, default=16, help="held-out prompts the probe serves")
-    s.add_argument("--probe-tol", type=float, default=0.05, help="largest |tau vLLM - tau offline| taken as the "
+    s.add_argument("--probe-tol", type=float, default=SAME_TAU, help="largest |tau vLLM - tau offline| taken as the "
                                                                  "same computation")
     s.add_argument("--trained", help="training run directory (checkpoint.pt: the config trained with); default: "
                                      "the draft's parent")
@@ -337,7 +337,7 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--prompt-set", default="default", help="'default' (the shipped held-out split), 'handwritten' "
                    "(48 prompts written apart from the training templates), a .json/.jsonl file or dataset")
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
-    s.add_argument("--prompts", type=int, default=64, help="first N prompts")
+    s.add_argument("--prompts", type=int, default=HELDOUT_PROMPTS, help="first N prompts (default: %(default)s)")
     s.add_argument("--k", type=int, default=SPEC_TOKENS, help="speculative tokens (default: %(default)s)")
     s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS, help="answer length (default: %(default)s)")
     s.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "

@@ -10,10 +10,10 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
-           'SPEC_TOKENS', 'CPU_AMX', 'Eagle3Error', 'CheckpointError', 'configure_logging', 'logger', 'torch_dtype',
-           'read_json', 'atomic_write', 'write_json', 'tensor_files', 'read_tensors', 'check_weights',
-           'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types', 'torch_threads', 'gpu_or_cpu',
-           'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
+           'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'Eagle3Error', 'CheckpointError',
+           'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files',
+           'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types',
+           'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -267,6 +267,8 @@ def _holder(note:Path)->dict:
 # %% ../nbs/00_core.ipynb #72ff4850
 ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in the CPU presets
 SPEC_TOKENS = 3      # tokens the draft proposes a step where none is asked (vLLM's num_speculative_tokens)
+HELDOUT_PROMPTS = 64 # held-out prompts an evaluation serves where none is asked
+SAME_TAU = 0.05      # the largest |acceptance in vLLM - offline| taken as one computation (verify's probe, the pre-flight)
 
 # %% ../nbs/00_core.ipynb #7db6c737
 def _fits(v, t)->bool:

@@ -18,10 +18,10 @@ __all__ = ['build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'mla_copy
 def build_draft(config:LlamaConfig,        # the derived draft config
                 ds:HiddenStates,           # the extracted data (embedding, head, token counts)
                 draft_vocab_size:int,      # tokens the draft predicts (the most frequent assistant tokens)
-                norm_init_scale:float=1.0, # the final norm starts as the verifier's times this
-                copy_heads:int=0,          # KV heads started as copy heads (`copy_init`); 0: a plain random start
-                copy_scale:float=1.5,      # size of the copy heads' output at the start
-                seed:int=0,                # seed of the random start
+                norm_init_scale:float,     # the final norm starts as the verifier's times this
+                copy_heads:int,            # KV heads started as copy heads (`copy_init`); 0: a plain random start
+                copy_scale:float,          # size of the copy heads' output at the start
+                seed:int,                  # seed of the random start
                )->Eagle3Draft:
     "A fresh draft: the verifier's frozen embedding, the data's draft vocabulary, `lm_head`/`norm` from the verifier."
     torch.manual_seed(seed)
@@ -32,7 +32,7 @@ def build_draft(config:LlamaConfig,        # the derived draft config
     if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float() * norm_init_scale)
-    if copy_heads: copy_init(m, ds, copy_heads, copy_scale, seed=seed)
+    if copy_heads: copy_init(m, ds, copy_heads, copy_scale, seed)
     return m
 
 # %% ../nbs/07b_draft_init.ipynb #8fb0919b
@@ -65,9 +65,9 @@ def low_freq_dims(model:Eagle3Draft,  # the draft (its rotary frequencies)
 def copy_init(model:Eagle3Draft, # a fresh draft
               ds:HiddenStates,   # the extracted data (for the token probe)
               heads:int,         # KV heads started as copy heads
-              scale:float=3.0,   # size of the copy heads' output
+              scale:float,       # size of the copy heads' output
+              seed:int,          # seed of the random parts
               q_scale:float=4.0, # query scale of a Llama draft's copy heads (an MLA draft's come out of a normed latent)
-              seed:int=0,        # seed of the random parts
              )->Eagle3Draft:
     "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
     c, att = model.config, model.midlayer.self_attn

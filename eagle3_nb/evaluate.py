@@ -8,7 +8,7 @@ import contextlib, gc, hashlib, json, os, shutil, time
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .core import ANSWER_TOKENS, SPEC_TOKENS, logger
+from .core import ANSWER_TOKENS, SAME_TAU, SPEC_TOKENS, logger
 from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates
 from .model import Eagle3Draft
@@ -227,7 +227,7 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
                      trained:str|Path|None=None, # training run directory (checkpoint.pt: the config trained with)
                      k:int=SPEC_TOKENS,          # speculative tokens per step
                      max_tokens:int=ANSWER_TOKENS,# answer length
-                     tol:float=0.05,             # largest |tau in vLLM - tau offline| that counts as the same computation
+                     tol:float=SAME_TAU,         # largest |tau in vLLM - tau offline| that counts as the same computation
                      dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
                      device:str="cpu",           # where transformers runs the verifier for the offline estimate
                      engine:EngineConfig|None=None, # vLLM start-up options (trust_remote_code, ...)

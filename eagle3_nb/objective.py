@@ -117,7 +117,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
              head:dict,            # the verifier's head on the draft vocabulary (`target_head`)
              steps:int,            # K, the unrolled training-time-test steps
              eps:float,            # the verifier's rms_norm_eps
-             step_decay:float=1.0, # step k's loss weight is step_decay**k
+             step_decay:float,     # step k's loss weight is step_decay**k
              world:int=1,          # number of ranks (the loss is normalised over all of them)
              checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
             )->tuple[torch.Tensor, list, list]:

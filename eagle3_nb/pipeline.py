@@ -11,7 +11,7 @@ from .core import (CheckpointError, Eagle3Error, check_types, check_weights, mac
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
 from .derive import ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
-from .core import ANSWER_TOKENS, SPEC_TOKENS, logger
+from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
@@ -39,7 +39,7 @@ class RunConfig:
     samples_per_prompt: int = 1     # sampled answers per prompt besides the greedy one (more data: the main lever)
     sample_temperature: float = 0.7 # temperature of the sampled answers
     eval_source: str = "default"    # held-out prompts: 'default' (the shipped held-out split), 'handwritten', a file/dataset
-    eval_prompts: int = 64          # held-out prompts in the evaluation
+    eval_prompts: int = HELDOUT_PROMPTS # held-out prompts in the evaluation
     max_new_tokens: int|None = None # answer length when regenerating; None: whole answers (to the end of the turn or context)
     eval_max_tokens: int|None = None # answer length in the evaluation; None: max_new_tokens, else ANSWER_TOKENS
     k: int = SPEC_TOKENS            # speculative tokens in the evaluation (vLLM's num_speculative_tokens)
@@ -98,15 +98,15 @@ def resolved(cfg:RunConfig)->RunConfig:
                    train=replace(cfg.train, device=dev).decided())   # run_config.json records what ran
 
 # %% ../nbs/10_pipeline.ipynb #ea58378a
-_CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3, "precision": "auto"}
-_EMBEDDED = {"verifier": None, "prompts": 600, "eval_prompts": 64, "data_dtype": "auto", "eval_dtype": "float32",
-             "device": "cpu", "max_new_tokens": ANSWER_TOKENS,   # 600 training and 64 held-out prompts, on the CPU
+# a preset holds only what differs from the defaults (a test below checks it): one home per value
+_CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3}
+_EMBEDDED = {"eval_dtype": "float32", "device": "cpu", "max_new_tokens": ANSWER_TOKENS,   # the embedded verifier, on the CPU
              "draft_overrides": {"fc_norm": True}}   # one RMSNorm per aux state before fc: +0.02 tau (07_train)
 _EMBEDDED_TRAIN = {**_CPU_TRAIN, "batch_size": 8,   # 8: 1.15-1.3x the samples/s of 4 on AMX, as good per epoch (07_train)
                    "ema_decay": 0.99}               # the weights' moving average is exported: +0.006-0.016 tau (07_train)
 PRESETS = {
     "cpu": {"draft_vocab_size": 8192, "max_new_tokens": ANSWER_TOKENS, "train": {"epochs": 6.0, **_CPU_TRAIN}},
-    "gpu": {"train": {"epochs": 2.0, "ttt_steps": 3, "batch_size": 16, "lr": 1e-4, "precision": "auto", "eval_every": 500}},
+    "gpu": {"train": {"batch_size": 16, "lr": 1e-4, "eval_every": 500}},
     "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (07_train)
              "train": {"epochs": 7.0, **_EMBEDDED_TRAIN}},
     "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour

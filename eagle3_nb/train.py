@@ -24,7 +24,8 @@ from .weight_average import WeightAverage
 if TYPE_CHECKING: from transformers import LlamaConfig
 
 # %% auto #0
-__all__ = ['KEYS', 'TrainConfig', 'collate', 'Plan', 'check_data', 'param_groups', 'Run', 'new_run', 'train_step', 'train']
+__all__ = ['KEYS', 'TrainConfig', 'collate', 'Plan', 'check_data', 'param_groups', 'Run', 'new_run', 'train_step', 'fresh_draft',
+           'train']
 
 # %% ../nbs/07_train.ipynb #65fc2f46
 @dataclass
@@ -330,6 +331,15 @@ def _estimate(r:Run, ds, held:list, best:float)->float:
     return row["tau_est"]
 
 # %% ../nbs/07_train.ipynb #374eb42b
+def fresh_draft(config:LlamaConfig,   # the derived draft config
+                ds:HiddenStates,      # the training data
+                cfg:TrainConfig,      # its start settings: norm_init_scale, copy_heads, copy_scale, seed
+                resumed:bool=False,   # a checkpoint will be loaded: no copy-head start (its weights replace it anyway)
+               )->Eagle3Draft:
+    "The draft a run starts from: `build_draft` with the run's start settings."
+    return build_draft(config, ds, config.draft_vocab_size, cfg.norm_init_scale, 0 if resumed else cfg.copy_heads,
+                       cfg.copy_scale, cfg.seed)
+
 def _start(data, config, out, cfg:TrainConfig):
     "Everything a run needs before its first step: the data, the ranks, the draft (resumed), the plan and the optimiser."
     out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (`07e_online`)
@@ -341,8 +351,7 @@ def _start(data, config, out, cfg:TrainConfig):
     if stream and (world > 1 or cfg.eval_every or cfg.shuffle != "shard"):
         raise Eagle3Error("online training runs in one process, with shuffle='shard' and eval_every=0")
     pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
-    heads = cfg.copy_heads if not (out/"checkpoint.pt").exists() else 0   # a resume loads the weights anyway
-    model = build_draft(config, ds, config.draft_vocab_size, cfg.norm_init_scale, heads, cfg.copy_scale, cfg.seed).to(cfg.device)
+    model = fresh_draft(config, ds, cfg, resumed=(out/"checkpoint.pt").exists()).to(cfg.device)
     ids = torch.arange(config.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
     head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
     if cfg.fsdp: _fsdp(model)
