@@ -15,23 +15,32 @@ from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
-__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'run_config_of', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command',
-           'parser', 'main']
+__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'run_config_of', 'config_text', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo',
+           'command', 'parser', 'main']
 
 # %% ../nbs/11_cli.ipynb #fb8c6870
 # RunConfig fields that `resolved` sets (from the device, the run's engine and dtypes): not flags of `run`
 RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",
                      "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device")
 
-def run_config_of(a:argparse.Namespace):
-    "The `RunConfig` that `eagle3 run`'s preset, --config file and flags ask for; a setting it does not have is one error."
+def run_config_of(a:argparse.Namespace, preset:str|None=None):
+    "The `RunConfig` that a preset (`preset`, else --preset), the --config file and the flags ask for; a wrong key is one error."
     from eagle3_nb.pipeline import run_config
-    try: return run_config(a.preset, **run_settings(a))
+    try: return run_config(preset or a.preset, **run_settings(a))
     except TypeError as e: raise Eagle3Error(f"unknown setting: {e}; see `eagle3 run --help`") from None
+
+def config_text(cfg)->str:
+    "A `RunConfig` as a --config file (YAML): vLLM's options at the top by vLLM's names, the sections nested, what the run sets left out."
+    import dataclasses, yaml
+    d = dataclasses.asdict(cfg)
+    d = {**{k: v for k, v in d.items() if k != "engine"}, **d["engine"]}
+    for k in RUN_SET_ELSEWHERE: sec, name = k.split("."); del d[sec][name]
+    return yaml.safe_dump(d, sort_keys=False)
 
 def cmd_run(a)->int:
     "Every stage for one verifier into a run directory, resumable; summary.json at the end."
     from eagle3_nb.pipeline import run
+    if a.print_config: print(config_text(run_config_of(a)), end=""); return 0
     run(run_config_of(a), a.run_dir)
     return 0
 
@@ -43,20 +52,23 @@ def flags_run(s:argparse.ArgumentParser, settings:bool, run_dir:str|None=None):
         s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
     s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
                    help="where every artefact goes (a re-run resumes)")
+    s.add_argument("--print-config", action="store_true", help="print the settings asked for as a --config file and exit")
     add_fields(s, RunConfig, skip=RUN_SET_ELSEWHERE, flat=("engine",))
 
 # %% ../nbs/11_cli.ipynb #be301559
 def cmd_demo(a)->int:
     "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo`)."
     from eagle3_nb.derive import derive_draft_config
-    from eagle3_nb.pipeline import run, run_config
+    from eagle3_nb.pipeline import run
+    cfg = run_config_of(a, "demo")
+    if a.print_config: print(config_text(cfg), end=""); return 0
     print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
     ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
     print(spec_table(ref))
     k2 = derive_draft_config(fixture("verifiers/Kimi-K2-Instruct.json"), reference=ref)
     print("\n".join(f"- {n}" for n in k2.notes))
     Path(a.run_dir).mkdir(parents=True, exist_ok=True); save_spec(ref, Path(a.run_dir)/"reference_kimi_k2_spec.json")
-    run(run_config("demo", **run_settings(a)), a.run_dir)
+    run(cfg, a.run_dir)
     return 0
 
 def flags_demo(s:argparse.ArgumentParser, settings:bool):

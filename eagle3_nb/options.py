@@ -123,7 +123,7 @@ def parse_with_config(parser,               # parser(only) -> the parser; only: 
 def run_settings(a:argparse.Namespace)->dict:
     "RunConfig settings: the --config file's, then the flags given."
     from eagle3_nb.pipeline import deep_merge
-    top = ("preset", "run_dir")
+    top = ("preset", "run_dir", "print_config")   # what to run and where, not settings
     f = {}
     if a.config:
         f = _config_file(a.config) or {}
