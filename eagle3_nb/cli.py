@@ -15,14 +15,10 @@ from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
-__all__ = ['RUN_SET_ELSEWHERE', 'COMMANDS', 'run_config_of', 'config_text', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo',
-           'command', 'parser', 'main']
+__all__ = ['COMMANDS', 'run_config_of', 'config_text', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command', 'parser',
+           'main']
 
 # %% ../nbs/11_cli.ipynb #fb8c6870
-# RunConfig fields that `resolved` sets (from the device, the run's engine and dtypes): not flags of `run`
-RUN_SET_ELSEWHERE = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",
-                     "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device")
-
 def run_config_of(a:argparse.Namespace, preset:str|None=None):
     "The `RunConfig` that a preset (`preset`, else --preset), the --config file and the flags ask for; a wrong key is one error."
     from eagle3_nb.pipeline import run_config
@@ -32,9 +28,10 @@ def run_config_of(a:argparse.Namespace, preset:str|None=None):
 def config_text(cfg)->str:
     "A `RunConfig` as a --config file (YAML): vLLM's options at the top by vLLM's names, the sections nested, what the run sets left out."
     import dataclasses, yaml
+    from eagle3_nb.pipeline import DECIDED
     d = dataclasses.asdict(cfg)
     d = {**{k: v for k, v in d.items() if k != "engine"}, **d["engine"]}
-    for k in RUN_SET_ELSEWHERE: sec, name = k.split("."); del d[sec][name]
+    for k in DECIDED: sec, name = k.split("."); del d[sec][name]
     return yaml.safe_dump(d, sort_keys=False)
 
 def cmd_run(a)->int:
@@ -47,13 +44,13 @@ def cmd_run(a)->int:
 def flags_run(s:argparse.ArgumentParser, settings:bool, run_dir:str|None=None):
     "`eagle3 run`'s flags (`demo`'s with its `run_dir`): `--run-dir` and, with `settings`, every `RunConfig` field."
     if not settings: return   # all but --preset come from `RunConfig`, which imports the pipeline
-    from eagle3_nb.pipeline import PRESETS, RunConfig
+    from eagle3_nb.pipeline import DECIDED, PRESETS, RunConfig
     if run_dir is None:
         s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
     s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
                    help="where every artefact goes (a re-run resumes)")
     s.add_argument("--print-config", action="store_true", help="print the settings asked for as a --config file and exit")
-    add_fields(s, RunConfig, skip=RUN_SET_ELSEWHERE, flat=("engine",))
+    add_fields(s, RunConfig, skip=DECIDED, flat=("engine",))
 
 # %% ../nbs/11_cli.ipynb #be301559
 def cmd_demo(a)->int:

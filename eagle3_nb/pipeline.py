@@ -25,8 +25,9 @@ from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_sup
 _log = logger("pipeline")
 
 # %% auto #0
-__all__ = ['SECTIONS', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved', 'deep_merge',
-           'run_config', 'preflight_verifier', 'check_run_dir', 'write_summary', 'with_draft', 'preflight', 'run']
+__all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
+           'deep_merge', 'run_config', 'preflight_verifier', 'check_run_dir', 'write_summary', 'with_draft',
+           'preflight', 'run']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -73,6 +74,11 @@ class RunConfig:
 SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
 
 # %% ../nbs/10_pipeline.ipynb #98c35b3b
+# the sections' fields `resolved` sets from the run's own settings (device, dtypes, engine, answer length, aux layers):
+# not settings of a run, so not flags of `eagle3 run` (the test below checks that each is decided here)
+DECIDED = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",
+           "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device")
+
 def resolved(cfg:RunConfig)->RunConfig:
     "`cfg` with device, dtypes and the verifier path decided for this machine."
     import torch
