@@ -26,7 +26,7 @@ _log = logger("pipeline")
 
 # %% auto #0
 __all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
-           'deep_merge', 'run_config', 'preflight_verifier', 'check_run_dir', 'write_summary', 'with_draft',
+           'deep_merge', 'run_config', 'preflight_verifier', 'check_run_dir', 'write_summary', 'with_derived',
            'preflight', 'run']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
@@ -181,7 +181,7 @@ def _flat(d:dict, pre:str="")->dict:
 DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens"}   # None: decided by the run
 
 def check_run_dir(run_dir:Path,             # the run directory
-                  cfg:RunConfig,            # the settings the stages use (`resolved`, then `with_draft`)
+                  cfg:RunConfig,            # the settings the stages use (`resolved`, then `with_derived`)
                   asked:RunConfig|None=None # the settings as asked (default: `cfg`): None where the run decides
                  ):
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
@@ -261,7 +261,7 @@ def _derive(cfg:RunConfig, run:Path):
     _log.info("\n".join(f"- {n}" for n in d.notes))
     return d.config
 
-def with_draft(cfg:RunConfig, config)->RunConfig:
+def with_derived(cfg:RunConfig, config)->RunConfig:
     "`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what run_config.json records."
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
     return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids))
@@ -347,7 +347,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)
-        cfg, asked = with_draft(cfg, config), cfg
+        cfg, asked = with_derived(cfg, config), cfg
         check_run_dir(run, cfg, asked)
     if cfg.preflight_steps:
         with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
