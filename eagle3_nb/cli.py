@@ -37,8 +37,9 @@ def config_text(cfg)->str:
 def cmd_run(a)->int:
     "Every stage for one verifier into a run directory, resumable; summary.json at the end."
     from eagle3_nb.pipeline import run
-    if a.print_config: print(config_text(run_config_of(a)), end=""); return 0
-    run(run_config_of(a), a.run_dir)
+    cfg = run_config_of(a)
+    if a.print_config: print(config_text(cfg), end=""); return 0
+    run(cfg, a.run_dir)
     return 0
 
 def flags_run(s:argparse.ArgumentParser, settings:bool, run_dir:str|None=None):

@@ -186,8 +186,8 @@ def check_run_dir(run_dir:Path,             # the run directory
                  ):
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
     new, path = _flat(dataclasses.asdict(cfg)), run_dir/"run_config.json"
-    left = {k for k, v in _flat(dataclasses.asdict(asked or cfg)).items() if v is None} & DERIVED
     if not path.exists(): return write_json(path, dataclasses.asdict(cfg))
+    left = {k for k, v in _flat(dataclasses.asdict(asked or cfg)).items() if v is None} & DERIVED
     old, default = _flat(read_json(path)), _flat(dataclasses.asdict(RunConfig())) | BEFORE
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
@@ -337,7 +337,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.train import train
     from eagle3_nb.evaluate import evaluate_draft
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
-    cfg, run, times = resolved(cfg), Path(run_dir), {}
+    asked, cfg, run, times = cfg, resolved(cfg), Path(run_dir), {}   # asked: None where the run decides
     _log.info(f"machine: {machine(cfg.device)}")   # every figure of the run is this machine's (summary.json too)
     if auto: _log.info(f"precision auto -> {precision_reason(cfg.device)}")
     if cfg.device == "cpu" and cfg.verifier.mla:
@@ -347,7 +347,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     run.mkdir(parents=True, exist_ok=True)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run)
-        cfg, asked = with_derived(cfg, config), cfg
+        cfg = with_derived(cfg, config)
         check_run_dir(run, cfg, asked)
     if cfg.preflight_steps:
         with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
