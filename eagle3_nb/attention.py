@@ -4,13 +4,15 @@
 
 # %% ../nbs/06b_attention.ipynb #ed4924ee
 from __future__ import annotations
+import functools, time
 from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['ATTENTION', 'BLOCK_ELEMENTS', 'TTTLayout', 'sample_segments', 'CausalLSE', 'ttt_attention', 'register_attention']
+__all__ = ['ATTENTION', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PROBE_TOKENS', 'TTTLayout', 'sample_segments', 'CausalLSE',
+           'ttt_attention', 'register_attention', 'explicit_below']
 
 # %% ../nbs/06b_attention.ipynb #9b94c2af
 ATTENTION = "eagle3_ttt"   # the name the draft's attention modules look their attention function up by
@@ -23,6 +25,7 @@ class TTTLayout:
     starts: torch.Tensor            # (B, T) where each token's sample starts in its row (zeros: one sample a row)
     rows: torch.Tensor|None = None  # (B, N) positions of the rows computed at steps k >= 1, ascending in each row
     real: torch.Tensor|None = None  # (B, N) which of `rows` are rows, not padding
+    explicit: bool = False          # steps k >= 1 over explicit scores kept for backward: short rows (`explicit_below`)
 
 def sample_segments(starts:torch.Tensor)->list|None:
     "Each row's samples as (start, end) pairs; None where every row is one sample."
@@ -93,10 +96,11 @@ def _block(q, k0, v0, kd, vd, allow, scale):
     return p[..., :S] @ v0 + (p[..., S:].unsqueeze(-1) * vd).sum(-2)               # (B, h, C, Dv)
 
 def _blocks(q, k0, v0, kd, vd, lay:TTTLayout, scale:float):
-    "Steps k >= 1 in blocks of rows over explicit scores, each block recomputed in backward: any device."
+    "Steps k >= 1 in blocks of rows over explicit scores, recomputed in backward unless `lay.explicit` and one block."
     B, h, N, _ = q.shape
     rows, first = lay.rows, lay.starts.gather(1, lay.rows)                        # (B, N) each row's sample start
     C = max(16, BLOCK_ELEMENTS.get(q.device.type, 2**24) // max(B * h * lay.T, 1))
+    again = torch.is_grad_enabled() and not (lay.explicit and N <= C)             # memory bounded by one block either way
     out = []
     for r0 in range(0, N, C):
         r1 = min(N, r0 + C)
@@ -104,7 +108,7 @@ def _blocks(q, k0, v0, kd, vd, lay:TTTLayout, scale:float):
         p = torch.arange(lo, hi, device=q.device)
         allow = ((p >= first[:, r0:r1, None]) & (p <= rows[:, r0:r1, None]))[:, None]   # (B, 1, C, hi - lo)
         args = (q[:, :, r0:r1], k0[:, :, lo:hi], v0[:, :, lo:hi], kd[:, :, r0:r1], vd[:, :, r0:r1], allow, scale)
-        out.append(checkpoint(_block, *args, use_reentrant=False) if torch.is_grad_enabled() else _block(*args))
+        out.append(checkpoint(_block, *args, use_reentrant=False) if again else _block(*args))
     return torch.cat(out, 2)
 
 # %% ../nbs/06b_attention.ipynb #4e350a7d
@@ -115,7 +119,7 @@ def _later(q, k, v, lay:TTTLayout, scale:float, rep:int, fused:bool|None=None):
     if rep > 1: k, v = k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
     kd = k[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)                        # (B, h, N, k, D): its own earlier keys
     vd = v[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)
-    if not (q.device.type == "cpu" if fused is None else fused):                 # no fused kernel with its lse here
+    if lay.explicit or not (q.device.type == "cpu" if fused is None else fused):   # short rows; or no fused lse kernel
         return _blocks(q, k[:, :, :T], v[:, :, :T], kd, vd, lay, scale)
     oa, la = _prefix_fused(q, k[:, :, :T], _widen(v[:, :, :T], D), lay, scale)    # (B, h, N, D), (B, h, N)
     sd = ((q.unsqueeze(-2) * kd).sum(-1) * scale).float()                         # (B, h, N, k)
@@ -142,3 +146,37 @@ def register_attention():
     "Register `ttt_attention` with transformers under `ATTENTION` (the draft does it when it is built)."
     from transformers import AttentionInterface
     AttentionInterface.register(ATTENTION, ttt_attention)
+
+# %% ../nbs/06b_attention.ipynb #095a508c
+PROBE_LENGTHS = (64, 128, 256, 512, 1024)   # row lengths `explicit_below` times, shortest first
+PROBE_TOKENS = 2048                          # tokens of each timed batch (rows x length)
+
+@functools.cache
+def explicit_below(heads:int,           # the draft's query heads
+                   kv_heads:int,        # its key/value heads
+                   qk_dim:int,          # query and key width
+                   v_dim:int,           # value width
+                   dtype:torch.dtype,   # what the kernels run in (bf16 under autocast)
+                   device:str="cpu",
+                  )->int:
+    "The longest row (of `PROBE_LENGTHS`) up to which steps k >= 1 run faster over explicit scores here; 0 off a CPU."
+    if device != "cpu": return 0
+    best, bf16 = 0, dtype == torch.bfloat16
+    for T in PROBE_LENGTHS:
+        B, g = max(1, PROBE_TOKENS // T), torch.Generator().manual_seed(0)
+        q = torch.randn(B, heads, T, qk_dim, generator=g).to(dtype).requires_grad_()
+        k = torch.randn(B, kv_heads, 2 * T, qk_dim, generator=g).to(dtype).requires_grad_()
+        v = torch.randn(B, kv_heads, 2 * T, v_dim, generator=g).to(dtype).requires_grad_()
+        every, zero = torch.arange(T).expand(B, T), torch.zeros(B, T, dtype=torch.long)
+        def seconds(explicit:bool)->float:   # the faster of two timed runs after a warm-up
+            lay, ts = TTTLayout(T, 1, zero, every, torch.ones(B, T, dtype=torch.bool), explicit), []
+            for _ in range(3):
+                t = time.perf_counter()
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):   # as training runs it
+                    o = _later(q, k, v, lay, qk_dim ** -0.5, heads // kv_heads)
+                o.float().sum().backward()
+                ts.append(time.perf_counter() - t)
+            return min(ts[1:])
+        if seconds(True) >= seconds(False): break
+        best = T
+    return best

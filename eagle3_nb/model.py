@@ -17,8 +17,9 @@ from .reference import TensorInfo, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
 # %% auto #0
-__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_draft', 'mla_layer_config',
-           'draft_attention', 'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask', 'export_vllm']
+__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_draft', 'attention_widths',
+           'mla_layer_config', 'draft_attention', 'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask',
+           'export_vllm']
 
 # %% ../nbs/06_model.ipynb #f63bebac
 def draft_vocab(counts:torch.Tensor, # (V,) counts of loss-masked verifier token ids
@@ -59,6 +60,13 @@ def bucket_rows(model:nn.Module)->nn.Module:
 def mla_draft(config)->bool:
     "Whether a draft config is an MLA draft's (`Eagle3DeepseekV2ForCausalLM`: it has `kv_lora_rank`)."
     return getattr(config, "kv_lora_rank", None) is not None
+
+def attention_widths(config)->tuple[int, int, int, int]:
+    "The draft attention's (query heads, key/value heads, query/key width, value width): MLA repeats keys to every head."
+    if mla_draft(config):
+        h = config.num_attention_heads
+        return h, h, config.qk_nope_head_dim + config.qk_rope_head_dim, config.v_head_dim
+    return config.num_attention_heads, config.num_key_value_heads, config.head_dim, config.head_dim
 
 def mla_layer_config(config):
     "transformers' DeepSeek-V3 config for an MLA draft's layer: its attention as vLLM computes it (GPT-J-style rope)."

@@ -12,8 +12,9 @@ from .model import Eagle3Draft, StepCache, ttt_mask
 from .attention import TTTLayout
 
 # %% auto #0
-__all__ = ['LOSS_ROWS', 'verifier_logits', 'target_head', 'SoftTargetCE', 'soft_target_ce', 'global_sum', 'kept_rows',
-           'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
+__all__ = ['LOSS_ROWS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets', 'targets_of', 'SoftTargetCE',
+           'soft_target_ce', 'global_sum', 'kept_rows', 'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths',
+           'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
@@ -33,21 +34,30 @@ def target_head(head:dict, rows:torch.Tensor)->dict:
 # %% ../nbs/07a_objective.ipynb #ddb20488
 LOSS_ROWS = 1024   # scored tokens whose vocabulary-wide logits are held at once
 
-def _block_loss(logits:torch.Tensor, last:torch.Tensor, head:dict, eps:float)->tuple:
-    "(loss, argmax hits, target p, log-softmax) of one block of rows: the draft's logits against the verifier's."
-    with torch.no_grad(): t = verifier_logits(last, head, eps=eps)       # (r, Vd) float32
-    p, lp = t.softmax(-1), logits.float().log_softmax(-1)
-    return -(p * lp).sum(), (lp.argmax(-1) == t.argmax(-1)).sum(), p, lp
+def verifier_targets(last:torch.Tensor, head:dict, eps:float)->tuple[torch.Tensor, torch.Tensor]:
+    "(p, argmax) of the verifier over the draft vocabulary at its last hidden states `last`: float32, no gradient."
+    with torch.no_grad(), torch.autocast(last.device.type, enabled=False):
+        t = verifier_logits(last, head, eps=eps)                          # (r, Vd)
+        return t.softmax(-1), t.argmax(-1)
+
+def targets_of(last:torch.Tensor, head:dict, eps:float):
+    "`target(i, j)`: rows i:j's `verifier_targets`, computed when the loss reaches them."
+    return lambda i, j: verifier_targets(last[i:j], head, eps)
+
+def _block_loss(logits:torch.Tensor, target:tuple)->tuple:
+    "(loss, argmax hits, target p, log-softmax) of one block of rows: the draft's logits against the verifier's (p, argmax)."
+    (p, arg), lp = target, logits.float().log_softmax(-1)
+    return -(p * lp).sum(), (lp.argmax(-1) == arg).sum(), p, lp
 
 class SoftTargetCE(torch.autograd.Function):
     "sum over rows of -p . log_softmax(y W^T), p the verifier's softmax; in blocks of rows, gradients made in the forward."
     @staticmethod
-    def forward(ctx, y, weight, last, head, eps, rows, dt):
+    def forward(ctx, y, weight, target, rows, dt):
         gy, gw = torch.zeros_like(y, dtype=torch.float32), torch.zeros_like(weight, dtype=torch.float32)
         loss, hits, w = y.new_zeros((), dtype=torch.float32), y.new_zeros((), dtype=torch.long), weight.to(dt)
         for i in range(0, len(y), rows):
             yc = y[i:i + rows].to(dt)                                          # (r, H)
-            l, h, p, lp = _block_loss(yc @ w.T, last[i:i + rows], head, eps)
+            l, h, p, lp = _block_loss(yc @ w.T, target(i, i + rows))
             loss += l; hits += h
             g = (lp.exp() - p).to(dt)                                          # d loss / d logits
             gy[i:i + rows] = g @ w
@@ -60,28 +70,26 @@ class SoftTargetCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dloss, _):
         gy, gw = ctx.saved_tensors
-        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None, None, None
+        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None
 
-def _through_module(logits:torch.Tensor, last:torch.Tensor, head:dict, eps:float, rows:int)->tuple:
+def _through_module(logits:torch.Tensor, target, rows:int)->tuple:
     "The same sums from logits an `lm_head` module computed (the targets still in blocks): what FSDP's hooks need."
-    parts = [_block_loss(logits[i:i + rows], last[i:i + rows], head, eps)[:2] for i in range(0, len(logits), rows)]
+    parts = [_block_loss(logits[i:i + rows], target(i, i + rows))[:2] for i in range(0, len(logits), rows)]
     zero = logits.new_zeros((), dtype=torch.float32)                     # a rank may score no row of this step
     return sum((l for l, _ in parts), zero), sum((h for _, h in parts), zero.long())
 
 def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of the scored tokens (lm_head's input)
                    lm_head:torch.nn.Linear, # the draft's lm_head (Vd, H)
-                   last:torch.Tensor,    # (n, Ht) the verifier's last hidden state whose distribution is each target
-                   head:dict,            # `target_head`
-                   eps:float,            # the verifier's rms_norm_eps
+                   target,               # target(i, j): (p, argmax) of rows i:j (`targets_of`, or rows of held ones)
                    rows:int=LOSS_ROWS,   # rows of the vocabulary held at once
                   )->tuple[torch.Tensor, torch.Tensor]:
     "(summed loss, argmax hits) of the draft against the verifier, in blocks of rows; the matmuls in autocast's dtype."
     if hasattr(lm_head.weight, "full_tensor"):   # FSDP-sharded: its hooks gather the weight and reduce-scatter its grad
-        return _through_module(lm_head(y), last, head, eps, rows)
+        return _through_module(lm_head(y), target, rows)
     dev = y.device.type
     dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else y.dtype
     with torch.autocast(dev, enabled=False):
-        return SoftTargetCE.apply(y, lm_head.weight, last, head, eps, rows, dt)
+        return SoftTargetCE.apply(y, lm_head.weight, target, rows, dt)
 
 # %% ../nbs/07a_objective.ipynb #9eb34990
 def global_sum(x:torch.Tensor, world:int)->torch.Tensor:
@@ -105,6 +113,8 @@ def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
     return idx, real
 
 # %% ../nbs/07a_objective.ipynb #97df3523
+TARGET_ELEMENTS = 2**26   # (positions x draft vocabulary) of verifier targets a batch computes once for all its steps
+
 def step_valid(mask:torch.Tensor,    # (B, T) loss mask
                starts:torch.Tensor,  # (B, T) where each token's sample starts in its row
                k:int,                # the step
@@ -120,6 +130,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
              step_decay:float,     # step k's loss weight is step_decay**k
              world:int=1,          # number of ranks (the loss is normalised over all of them)
              checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
+             explicit_below:int=0, # rows up to this length attend at steps k >= 1 over explicit scores (`explicit_below`)
             )->tuple[torch.Tensor, list, list]:
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
@@ -130,6 +141,12 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     later = torch.zeros_like(mask)                                       # positions a step after the first scores at
     for v in valid[1:]: later |= v
     idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
+    need = torch.zeros_like(mask)                                        # the positions some step scores against
+    for k, v in enumerate(valid): need[:, 1 + k:] |= v[:, :T - 1 - k]
+    if held := int(need.sum()) * head["lm_head.weight"].shape[0] <= TARGET_ELEMENTS:   # once for all K steps
+        at = torch.full((B, T), -1, dtype=torch.long, device=ids.device)
+        at[need] = torch.arange(int(need.sum()), device=ids.device)      # (B, T) -> its row of P and A
+        P, A = verifier_targets(last[need], head, eps)
     b = torch.arange(B, device=ids.device)[:, None]
     hidden, cache = model.fuse(aux), StepCache()
     total, losses, accs = 0.0, [], []
@@ -141,12 +158,14 @@ def ttt_loss(model:Eagle3Draft,    # the draft
             bb, tt = sel.nonzero(as_tuple=True)                          # the scored tokens, in `select`'s order
         else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
             if k == 1: hidden = hidden[b, idx]                           # (B, N, H)
-            lay = TTTLayout(T, k, starts, idx, real)
+            lay = TTTLayout(T, k, starts, idx, real, T <= explicit_below)
             x, pos, sel = _shift(ids, 1 + k)[b, idx], pos0[b, idx] + k, valid[k][b, idx] & real
             bb, rr = sel.nonzero(as_tuple=True)
             tt = idx[bb, rr]
         hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
-        lsum, hits = soft_target_ce(y, model.lm_head, last[bb, tt + 1 + k], head, eps)
+        target = ((lambda i, j, r=at[bb, tt + 1 + k]: (P[r[i:j]], A[r[i:j]])) if held else
+                  targets_of(last[bb, tt + 1 + k], head, eps))
+        lsum, hits = soft_target_ce(y, model.lm_head, target)
         lk = lsum * world / n                                            # ranks' gradients are averaged
         total = total + step_decay ** k * lk
         losses.append(lk.item() / world)

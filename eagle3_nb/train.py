@@ -16,7 +16,8 @@ from .core import SPEC_TOKENS, Eagle3Error, atomic_write, load_checkpoint, read_
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .shards import HiddenStates
-from .model import Eagle3Draft, export_vllm
+from .attention import explicit_below
+from .model import Eagle3Draft, attention_widths, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
 from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
@@ -252,6 +253,8 @@ class Run:
     world: int = 1                 # the number of ranks
     ema: WeightAverage|None = None # the moving average of the weights, where the run keeps one
     step: int = 0                  # optimiser steps done
+    explicit_below: int|None = None# rows up to this length attend over explicit scores at steps k >= 1: timed at the
+                                   # first step (`attention.explicit_below`), kept by a resume
     hist: list = field(default_factory=list)   # a history row per step
     @property
     def params(self)->list: return [p for p in self.model.parameters() if p.requires_grad]   # in the model's order
@@ -271,7 +274,7 @@ def _resume(r:Run)->tuple[str|None, dict|None]:
     ck = load_checkpoint(r.out/"checkpoint.pt", map_location=r.cfg.device)
     _load_states(ck, r.model, r.opt, r.cfg.fsdp)
     r.sched.load_state_dict(ck["sched"])
-    r.step, r.hist = ck["step"], ck["history"]
+    r.step, r.hist, r.explicit_below = ck["step"], ck["history"], ck.get("explicit_below")   # older: timed again
     return ck.get("precision"), ck.get("ema")
 
 def _checkpoint(r:Run):
@@ -281,17 +284,28 @@ def _checkpoint(r:Run):
     avg = r.ema.full() if r.ema else None
     if r.rank > 0: return
     ck = {"model": msd, "opt": osd, "sched": r.sched.state_dict(), "step": r.step, "history": r.hist,
-          "config": r.config.to_dict(), "fsdp": r.cfg.fsdp, "precision": r.cfg.precision, **({"ema": avg} if r.ema else {})}
+          "config": r.config.to_dict(), "fsdp": r.cfg.fsdp, "precision": r.cfg.precision,
+          "explicit_below": r.explicit_below, **({"ema": avg} if r.ema else {})}
     atomic_write(r.out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
 
 # %% ../nbs/07_train.ipynb #398bf161
+def _explicit_below(r:Run)->int:
+    "Where this run's later steps switch from explicit scores to the fused kernel: timed here, the least over the ranks."
+    n = explicit_below(*attention_widths(r.config), torch.bfloat16 if r.cfg.bf16 else torch.float32,
+                       r.cfg.device.split(":")[0])
+    if r.world > 1:   # one path on every rank
+        import torch.distributed as dist
+        t = torch.tensor(n, device=r.cfg.device); dist.all_reduce(t, op=dist.ReduceOp.MIN); n = int(t)
+    return n
+
 def train_step(r:Run, batch:dict)->dict:
     "One optimiser step of run `r` on `batch` (collated, on the device); appends its history row and returns it."
     cfg, params = r.cfg, r.params
+    if r.explicit_below is None: r.explicit_below = _explicit_below(r)
     steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
         loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world,
-                                      cfg.activation_checkpointing)
+                                      cfg.activation_checkpointing, r.explicit_below)
     r.opt.zero_grad()
     loss.backward()
     if not cfg.fsdp: _allreduce_grads(params, r.world)               # FSDP reduce-scatters (and averages) by itself
