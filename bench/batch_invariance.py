@@ -8,6 +8,7 @@ Usage: python bench/batch_invariance.py VERIFIER_DIR DTYPE [VLLM_ARGS_JSON]
 import sys, json
 from vllm import SamplingParams
 from eagle3_nb.engine import vllm_engine, EngineConfig
+from eagle3_nb.evaluate import first_difference
 from eagle3_nb.prompts import default_prompts
 w, dt = sys.argv[1], sys.argv[2]
 extra = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
@@ -16,5 +17,5 @@ greedy = SamplingParams(temperature=0, max_tokens=64)
 chats = [r["messages"] for r in default_prompts("heldout")[:16]]
 batched = [list(o.outputs[0].token_ids) for o in llm.chat(chats, greedy, use_tqdm=False)]
 alone = [list(llm.chat([c], greedy, use_tqdm=False)[0].outputs[0].token_ids) for c in chats]
-first = [next((i for i, (a, b) in enumerate(zip(x, y)) if a != b), None if len(x) == len(y) else min(len(x), len(y))) for x, y in zip(batched, alone)]
+first = [first_difference(x, y) for x, y in zip(batched, alone)]
 print(json.dumps({"verifier": w.split("/")[-1], "dtype": dt, "extra": extra, "identical": sum(f is None for f in first), "first_difference": first}))

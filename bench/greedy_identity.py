@@ -9,7 +9,7 @@ Usage: python bench/greedy_identity.py VERIFIER_DIR DRAFT_DIR [DTYPE] [N_PROMPTS
 import json, sys
 from vllm import SamplingParams
 from eagle3_nb.engine import EngineConfig, vllm_engine
-from eagle3_nb.evaluate import spec_metrics
+from eagle3_nb.evaluate import first_difference, spec_metrics
 from eagle3_nb.prompts import prompt_records
 
 verifier, draft = sys.argv[1], sys.argv[2]
@@ -17,9 +17,6 @@ dtype = sys.argv[3] if len(sys.argv) > 3 else "float32"
 n, T = (int(sys.argv[4]) if len(sys.argv) > 4 else 16), (int(sys.argv[5]) if len(sys.argv) > 5 else 96)
 chats = [r["messages"] for r in prompt_records("default", "heldout", n)]
 greedy = SamplingParams(temperature=0, max_tokens=T)
-
-def first_difference(x, y):
-    return next((i for i, (a, b) in enumerate(zip(x, y)) if a != b), None if len(x) == len(y) else min(len(x), len(y)))
 
 llm = vllm_engine(verifier, dtype, EngineConfig(max_model_len=1024))
 plain = [list(o.outputs[0].token_ids) for o in llm.chat(chats, greedy, use_tqdm=False)]

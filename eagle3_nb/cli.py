@@ -113,10 +113,15 @@ def main(argv:list|None=None)->int:
     return rc
 
 def _writer(a, argv:list|None):
-    "The writer lock of a subcommand's `--out` (run and demo lock their run directory); under torchrun rank 0 holds it."
-    out = getattr(a, "out", None)
+    "The writer lock of a subcommand's `--out` (run and demo lock their run directory), under torchrun rank 0's; one of "
+    "several producers (`regenerate`/`extract --shard I/N`, or its launcher's numbering) locks its own part of `--out`."
+    out, cmd = getattr(a, "out", None), " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv)))
+    if out and a.cmd in ("regenerate", "extract"):
+        from eagle3_nb.regeneration import launcher_shard, parse_shard, part_dir, part_path
+        i, n = parse_shard(getattr(a, "shard", None) or launcher_shard())
+        return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
     if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
-    return writer_lock(out, " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv))))
+    return writer_lock(out, cmd)
 
 if __name__ == "__main__" and "IPython" not in sys.modules:
     sys.exit(main())  # `python -m eagle3_nb.cli`, `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs it

@@ -12,7 +12,7 @@ from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'layer_ids', 'cmd_derive', 'flags_derive', 'draft_config_flags',
-           'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
+           'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'launched', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
            'cmd_upgrade', 'flags_upgrade', 'cmd_evaluate', 'flags_evaluate']
@@ -146,13 +146,20 @@ def cmd_verify(a)->int:
     return 0 if rep.ok else 1
 
 # %% ../nbs/11b_commands.ipynb #e97a329a
+def launched(g:dict, what:str)->dict:
+    "A producer's settings `g` with its `shard` from its launcher (torchrun, a Slurm array) where none was given."
+    from eagle3_nb.regeneration import launcher_shard
+    if g.get("shard") is None and (s := launcher_shard()):
+        g["shard"] = s; print(f"{what}: producer {s}, as the launcher numbers this process", file=sys.stderr)
+    return g
+
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
     from eagle3_nb.prompts import prompt_records
     from eagle3_nb.regeneration import RegenConfig, regenerate
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = engine_config(g), g.pop("extract", {})
-    cfg, v = RegenConfig(**g, engine=eng), verifier_of(a)
+    cfg, v = RegenConfig(**launched(g, "regenerate"), engine=eng), verifier_of(a)
     if "self" in a.prompts.split("+"):   # the verifier writes them, next to --out, away from the shipped held-out ones
         from eagle3_nb.self_prompts import SelfPromptConfig, source_records
         shipped = prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")
@@ -190,7 +197,7 @@ def extract_config(a):
     from eagle3_nb.shards import ExtractConfig
     g = given(a, ("conversations", "verifier", "out"))
     eng = engine_config(g)   # first: it takes vLLM's options out of `g`
-    return ExtractConfig(**g, engine=eng)
+    return ExtractConfig(**launched(g, "extract"), engine=eng)
 
 def cmd_extract(a)->int:
     "Capture aux hidden states and targets into safetensors shards (resumable)."
@@ -210,10 +217,11 @@ def flags_extract(s:argparse.ArgumentParser, settings:bool):
 # %% ../nbs/11b_commands.ipynb #98191e24
 def cmd_train(a)->int:
     "Train with training-time test (resumable); exports OUT/draft (vLLM-native); under torchrun DDP, or FSDP."
+    from eagle3_nb.shards import read_manifest
     from eagle3_nb.train import TrainConfig, train
     g = given(a, ("data", "out", *DRAFT_CONFIG_FLAGS))
     cfg = TrainConfig(**g)   # the settings checked before any file is read
-    ids = read_json(Path(a.data)/"manifest.json").get("aux_layer_ids")   # the layers the data hold are the draft's
+    ids = read_manifest(a.data).get("aux_layer_ids")   # the layers the data hold are the draft's
     if not isinstance(ids, list): raise Eagle3Error(f"{a.data}/manifest.json names no aux_layer_ids: extract the data again")
     r = train(a.data, derivation(a, aux_layer_ids=ids).config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")

@@ -10,7 +10,7 @@ import torch
 from tqdm.auto import tqdm
 from .core import ANSWER_TOKENS, SAME_TAU, SPEC_TOKENS, logger
 from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
-from .shards import ExtractConfig, HiddenStates
+from .shards import ExtractConfig, HiddenStates, read_manifest
 from .model import Eagle3Draft
 from .derive import draft_config
 from .convert import load_draft
@@ -20,7 +20,7 @@ _log = logger("evaluate")
 
 # %% auto #0
 __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
-           'summary_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
+           'first_difference', 'summary_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -142,9 +142,15 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
     return Path(out)
 
 # %% ../nbs/09_evaluate.ipynb #e53cff4f
+def first_difference(x:list, y:list)->int|None:
+    "The first token where two greedy answers differ (where one ends, if the other goes on); None: identical."
+    return next((i for i, (a, b) in enumerate(zip(x, y)) if a != b), None if len(x) == len(y) else min(len(x), len(y)))
+
 def summary_md(ev:dict, draft)->str:
     "One-page Markdown summary of an evaluation."
     v, o = ev["vllm"], ev["offline"]
+    at = [d for d in ev.get("greedy_first_difference") or [] if d is not None]
+    where = f" ({len(at)} of {ev['prompts']} answers differ, first at token {', '.join(map(str, at[:8]))})" if at else ""
     return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
                                                          f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
         "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
@@ -152,7 +158,7 @@ def summary_md(ev:dict, draft)->str:
         *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |"
           for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
         f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "",
-        f"greedy output identical with and without speculation: **{ev['greedy_identical']}**", "",
+        f"greedy output identical with and without speculation: **{ev['greedy_identical']}**{where}", "",
         f"output tokens/s: {ev['tokens_per_s']['baseline']:.1f} without, {ev['tokens_per_s']['eagle3']:.1f} with EAGLE-3 "
         f"(speedup {ev['speedup']:.2f}x, measured side by side on this machine)", "",
         "![acceptance](acceptance.png)", "", "![training](training.png)", ""])
@@ -201,6 +207,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     off = offline_acceptance(model, heldout_data, k)
     ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens, "draft_sha256": sha,
           "greedy_identical": spec["token_ids"] == base["token_ids"],
+          "greedy_first_difference": [first_difference(a, b) for a, b in zip(spec["token_ids"], base["token_ids"])],
           "vllm": {x: spec[x] for x in ("drafts", "draft_tokens", "accepted", "mean_acceptance_length", "per_position")},
           "offline": off, "tokens_per_s": {"baseline": base["tokens_per_s"], "eagle3": spec["tokens_per_s"]},
           "speedup": spec["tokens_per_s"] / base["tokens_per_s"]}
@@ -239,7 +246,7 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
     out = Path(out)
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=engine)
     model, conf = trained_draft(draft, trained)
-    ids = (read_json(Path(data)/"manifest.json")["aux_layer_ids"] if data else
+    ids = (read_manifest(data)["aux_layer_ids"] if data else
            (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"))
     xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device, engine=engine or EngineConfig())
     extract(_answer_records(prompts, spec["texts"], "p"), verifier, out/"hidden_states", xc)

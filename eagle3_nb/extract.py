@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 from .core import torch_dtype
 from .derive import resolve_aux_layer_ids, verifier_text_config
 from .embedded import load_tokenizer
+from .regeneration import parse_shard, part_dir, producer_share
 from .shards import (ExtractConfig, read_conversations, write_manifest, save_head, shard_chunks, summarize,
                               token_bytes, write_shard)
 
@@ -74,7 +75,9 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
            )->dict:
     "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
     recs = conversations if isinstance(conversations, list) else read_conversations(Path(conversations))
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    i, n = parse_shard(cfg.shard)   # a producer: its share of the conversations, into its own part of `out`
+    recs, out = producer_share(recs, i, n, cfg.engine.seed), part_dir(Path(out), i, n)
+    out.mkdir(parents=True, exist_ok=True)
     tc = verifier_text_config(verifier)
     L, tok = tc["num_hidden_layers"], load_tokenizer(verifier, cfg.engine.trust_remote_code)
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)

@@ -171,6 +171,9 @@ def train_online(conversations:str|Path,            # regenerated JSONL
                  progress:bool=True):                # the trainer's progress bar
     "Extract and train at once: a producer process keeps at most `max_disk_gb` of shards on disk, the trainer deletes them."
     out = Path(out); root = out/"stream"
+    if extract_cfg.shard is not None:
+        raise Eagle3Error("online training has one producer; several producers write parts with `eagle3 extract "
+                          "--shard I/N`, which `eagle3 train` reads together")
     ids = list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])   # the producer extracts the layers the config names
     if extract_cfg.layer_ids and list(extract_cfg.layer_ids) != ids:
         raise Eagle3Error(f"extract layer_ids {extract_cfg.layer_ids} != the draft config's aux layers {ids}; "

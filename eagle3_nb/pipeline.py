@@ -70,6 +70,11 @@ class RunConfig:
             raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
         if self.capture not in ("auto", "decode", "connector", "extract"):
             raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
+        for s in ("regenerate", "extract"):
+            if getattr(self, s).shard is not None:
+                raise Eagle3Error(f"{s}.shard: `eagle3 run` is one producer; several split the work with `eagle3 "
+                                  "regenerate --shard I/N` (then `eagle3 extract --shard I/N`) each, and `eagle3 train` "
+                                  "reads the parts together")
 
 SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
 

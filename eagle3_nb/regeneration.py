@@ -13,7 +13,8 @@ from .core import Eagle3Error
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 
 # %% auto #0
-__all__ = ['RegenConfig', 'read_jsonl_resumable', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
+__all__ = ['RegenConfig', 'read_jsonl_resumable', 'parse_shard', 'launcher_shard', 'producer_share', 'part_path', 'part_dir',
+           'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
            'sampling_params', 'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
@@ -28,21 +29,71 @@ class RegenConfig:
     device: str = "cpu"           # cpu, cuda, or auto (transformers backend: device_map over all GPUs)
     dtype: str = "float32"        # float32 is what vLLM CPU serves; bfloat16 where `fast_bf16` measures it faster
     engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
+    shard: str|None = None        # "I/N": this producer's share of the prompts (seeded, disjoint), into OUT's part I of N;
+                                  # `eagle3 regenerate` without it: torchrun's RANK/WORLD_SIZE or a Slurm array's, else all
     def __post_init__(self):
+        parse_shard(self.shard)   # a bad value is refused before a verifier loads
         if self.backend not in ("transformers", "vllm"):
             raise Eagle3Error(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if (self.max_new_tokens is not None and self.max_new_tokens < 1) or self.batch_size < 1:
             raise Eagle3Error("max_new_tokens (None: to the context's end) and batch_size must be >= 1")
 
-def read_jsonl_resumable(path:Path)->list[dict]:
+def read_jsonl_resumable(path:Path,
+                         repair:bool=True, # drop a cut line from the file (its writer's resume); False: a reader beside it
+                        )->list[dict]:
     "Records of a JSONL file that a killed writer may have cut mid-line; the cut line is dropped from the file."
     if not path.exists(): return []
     lines, good = path.read_text().splitlines(keepends=True), []
     for l in lines:
         try: good.append(json.loads(l)) if l.endswith("\n") else None
         except json.JSONDecodeError: break
-    if len(good) != len(lines): path.write_text("".join(lines[:len(good)]))
+    if repair and len(good) != len(lines): path.write_text("".join(lines[:len(good)]))
     return good
+
+# %% ../nbs/05_regeneration.ipynb #1c340742
+def parse_shard(s:str|None)->tuple[int, int]:
+    "(I, N) of a producer's `I/N` (None: the one producer, (0, 1)); anything else is an error saying how to write it."
+    if s is None: return 0, 1
+    try: i, n = (int(x) for x in str(s).split("/"))
+    except ValueError: i = n = -1
+    if not 0 <= i < n:
+        raise Eagle3Error(f"shard {s!r}: write I/N, producer I of N with 0 <= I < N (e.g. 0/2 and 1/2 for two producers)")
+    return i, n
+
+def launcher_shard(env:dict|None=None)->str|None:
+    "This producer's `I/N` as its launcher numbers it: torchrun's RANK/WORLD_SIZE, a Slurm array's task id; else None."
+    env = os.environ if env is None else env
+    if "RANK" in env and "WORLD_SIZE" in env: return f"{env['RANK']}/{env['WORLD_SIZE']}"
+    if "SLURM_ARRAY_TASK_ID" in env and "SLURM_ARRAY_TASK_COUNT" in env:
+        return f"{int(env['SLURM_ARRAY_TASK_ID']) - int(env.get('SLURM_ARRAY_TASK_MIN', 0))}/{env['SLURM_ARRAY_TASK_COUNT']}"
+    return None
+
+def producer_share(records:list, i:int, n:int, seed:int)->list:
+    "Producer i of n's records: a seeded permutation dealt round-robin (disjoint; their union is all), in `records`' order."
+    if n == 1: return records
+    perm = torch.randperm(len(records), generator=torch.Generator().manual_seed(seed)).tolist()
+    return [records[j] for j in sorted(perm[i::n])]
+
+def part_path(out:Path, i:int, n:int)->Path:
+    "Producer i of n's own file beside `out`: answers.jsonl -> answers.part-0-of-2.jsonl; one producer writes `out`."
+    return out if n == 1 else out.with_name(f"{out.stem}.part-{i}-of-{n}{out.suffix}")
+
+def part_dir(out:Path, i:int, n:int)->Path:
+    "Producer i of n's own directory in the directory `out`: hs/part-0-of-2; one producer writes `out`."
+    return out if n == 1 else out/f"part-{i}-of-{n}"
+
+def read_answers(out:str|Path)->list[dict]:
+    "The records of `out` and of every producer's part beside it (parts read as they are: their writers may run)."
+    out = Path(out)
+    parts = sorted(out.parent.glob(f"{out.stem}.part-*-of-*{out.suffix}"))
+    recs = read_jsonl_resumable(out) + [r for p in parts for r in read_jsonl_resumable(p, repair=False)]
+    seen, twice = set(), set()
+    for r in recs: (twice if r["id"] in seen else seen).add(r["id"])
+    if twice:
+        raise Eagle3Error(f"{out}: {len(twice)} prompt ids answered twice across {[p.name for p in parts] + [out.name]} "
+                          f"(e.g. {sorted(map(str, twice))[0]}): parts of different splits (another N) beside each "
+                          "other; keep one split's files")
+    return recs
 
 # %% ../nbs/05_regeneration.ipynb #a4e5adbb
 def first_turn(msgs:list)->list:
@@ -65,13 +116,14 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
                out:str|Path,                  # JSONL file, appended to (a re-run resumes)
                cfg:RegenConfig=RegenConfig(), # engine, sampling and batch settings
               )->Path:
-    "Append the verifier's answers to `out` (JSONL of `answer_record`s), skipping ids already there."
+    "Append the verifier's answers to `out` (JSONL of `answer_record`s; a producer's to its part), skipping ids there."
     # a record's own "temperature" (see `sampled_copies`) wins over cfg.temperature
-    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+    i, n = parse_shard(cfg.shard)
+    records, out = producer_share(records, i, n, cfg.engine.seed), part_path(Path(out), i, n)
+    out.parent.mkdir(parents=True, exist_ok=True)
     done = {r["id"] for r in read_jsonl_resumable(out)}
     todo = [r for r in records if r["id"] not in done]
-    if not todo: return out
-    todo = within_context(todo, verifier, cfg.engine.max_model_len or context_length(verifier), cfg.engine)
+    if todo: todo = within_context(todo, verifier, cfg.engine.max_model_len or context_length(verifier), cfg.engine)
     if not todo: return out
     gen = _vllm_generate if cfg.backend == "vllm" else _hf_generate
     with open(out, "a") as f, tqdm(total=len(todo), desc="regenerate", unit="prompt") as bar:

@@ -12,12 +12,13 @@ from safetensors.torch import save_file
 from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
 from .derive import CONVENTION, Verifier
 from .engine import EngineConfig
-from .regeneration import read_jsonl_resumable
+from .regeneration import parse_shard, read_answers
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
            'ExtractConfig', 'config_hash', 'write_manifest', 'fit_sample', 'token_bytes', 'shard_chunks', 'save_head',
-           'write_shard', 'read_conversations', 'summarize', 'read_sample', 'HiddenStates']
+           'write_shard', 'read_conversations', 'summarize', 'read_sample', 'part_dirs', 'read_manifest',
+           'HiddenStates']
 
 # %% ../nbs/05a_shards.ipynb #b399a667
 def tokenize_conversation(tok,                       # the verifier's tokenizer
@@ -75,7 +76,10 @@ class ExtractConfig:
     device: str = "cpu"          # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
     backend: str = "transformers" # or "vllm": the serving engine computes the states (tensor parallelism comes from it)
     engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
+    shard: str|None = None       # "I/N": this producer's share of the conversations (seeded, disjoint), into
+                                 # OUT/part-I-of-N/; `HiddenStates(OUT)` reads every producer's part as one
     def __post_init__(self):
+        parse_shard(self.shard)
         if self.backend not in ("transformers", "vllm"):
             raise Eagle3Error(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if self.overlong not in ("truncate", "drop"):
@@ -191,10 +195,11 @@ def _shard(samples, hidden, V):
 
 # %% ../nbs/05a_shards.ipynb #210f2b84
 def read_conversations(path:Path)->list:
-    "The records of a conversations JSONL; a missing or empty file is an error that says what to pass."
+    "The records of a conversations JSONL and its producers' parts (`read_answers`); none is an error saying what to pass."
     what = "pass the JSONL `regenerate` wrote (or any JSONL of {id, messages} records)"
-    if not path.is_file(): raise Eagle3Error(f"conversations {path}: no such file; {what}")
-    if not (recs := read_jsonl_resumable(path)):
+    if not path.is_file() and not any(path.parent.glob(f"{path.stem}.part-*-of-*{path.suffix}")):
+        raise Eagle3Error(f"conversations {path}: no such file; {what}")
+    if not (recs := read_answers(path)):
         raise Eagle3Error(f"conversations {path} holds no complete record; {what}")
     return recs
 
@@ -221,10 +226,36 @@ def read_sample(shard:str|Path, j:int)->dict:
         a, b = st.get_slice("offsets")[j:j + 2].tolist()
         return {k: st.get_slice(k)[a:b] for k in ("input_ids", "loss_mask", "aux", "last")}
 
+def part_dirs(path:Path)->list[Path]:
+    "The producers' extraction directories in `path` (`part-I-of-N/`, `ExtractConfig.shard`), in producer order."
+    return sorted(path.glob("part-*-of-*/"), key=lambda d: int(d.name.split("-")[1]))
+
+def read_manifest(path:str|Path)->dict:
+    "An extraction directory's manifest, or its producers' parts' as one (each shard's file under its part)."
+    path = Path(path)
+    if (path/"manifest.json").exists() or not (parts := part_dirs(path)): return read_json(path/"manifest.json")
+    ns = {d.name.split("-of-")[1] for d in parts}
+    if len(ns) > 1 or len(parts) != int(ns.pop()):
+        raise Eagle3Error(f"{path} holds producers' parts {[d.name for d in parts]}: one split's parts, all of them, are "
+                          "read together; finish the missing producers (the same command with their --shard), or "
+                          "move another split's parts away")
+    mans = [read_json(d/"manifest.json") for d in parts]
+    for d, m in zip(parts[1:], mans[1:]):
+        if diff := [k for k in m if k not in ("shards", "verifier") and m[k] != mans[0].get(k)] + \
+                   (["verifier"] if m["verifier"]["config_sha256"] != mans[0]["verifier"]["config_sha256"] else []):
+            raise Eagle3Error(f"{d} was extracted with other {', '.join(diff)} than {parts[0]}: one convention a "
+                              "directory; extract that part again with the same settings")
+    shards = [{**s, "file": s["file"] and f"{d.name}/{s['file']}"} for d, m in zip(parts, mans) for s in m["shards"]]
+    ids = [i for s in shards for i in s["ids"]]
+    if len(set(ids)) < len(ids):
+        raise Eagle3Error(f"{path}: {len(ids) - len(set(ids))} samples are in two producers' parts: parts of another "
+                          "split's run (or of another prompt list); extract into a new directory")
+    return {**mans[0], "shards": shards, "head": f"{parts[0].name}/verifier_head.safetensors"}
+
 class HiddenStates(torch.utils.data.Dataset):
-    "Samples `{input_ids, loss_mask, aux (T, n, H), last (T, H)}` read lazily from an extraction directory."
+    "Samples `{input_ids, loss_mask, aux (T, n, H), last (T, H)}` read lazily from an extraction directory (or its parts)."
     def __init__(self, path:str|Path):
-        self.path = Path(path); self.manifest = read_json(self.path/"manifest.json")
+        self.path = Path(path); self.manifest = read_manifest(self.path)
         self.index = [(s["file"], j) for s in self.manifest["shards"] if s["file"] for j in range(len(s["ids"]))]
         self.ids = [i for s in self.manifest["shards"] for i in s["ids"]]
     def __len__(self): return len(self.index)
@@ -248,5 +279,5 @@ class HiddenStates(torch.utils.data.Dataset):
         return [n for o in self._per_shard("offsets") for n in o.diff().tolist()]
     def head(self)->dict:
         "The verifier's `norm.weight`, `lm_head.weight` and `embed_tokens.weight`."
-        with safe_open(str(self.path/"verifier_head.safetensors"), "pt") as st:
+        with safe_open(str(self.path/self.manifest.get("head", "verifier_head.safetensors")), "pt") as st:
             return {k: st.get_tensor(k) for k in st.keys()}

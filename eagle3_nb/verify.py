@@ -367,7 +367,8 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
     check_self_consistency(r, s)
     check_against_verifier(r, s, vcfg, ref)
     check_vllm(r, cfg, s, vcfg, device, dtype)
-    man = read_json(Path(data)/"manifest.json") if data else None
+    from eagle3_nb.shards import read_manifest
+    man = read_manifest(data) if data else None
     check_aux_ids(r, s, vcfg, man)
     check_template(r, man, chat_template_kwargs)
     if Path(str(checkpoint)).is_dir():

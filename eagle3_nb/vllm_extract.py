@@ -15,8 +15,8 @@ from .core import Eagle3Error, atomic_write, logger, read_tensors, torch_dtype
 from .reference import load_config, load_tensor_table
 from .derive import Verifier, resolve_aux_layer_ids, verifier_text_config
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
-from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, read_jsonl_resumable, sampling_params,
-                                     vllm_answer, within_context)
+from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, parse_shard, part_dir, part_path,
+                                    producer_share, read_jsonl_resumable, sampling_params, vllm_answer, within_context)
 from .shards import (ExtractConfig, HiddenStates, write_manifest, save_head, fit_sample, generated_sample, summarize,
                               write_shard)
 _log = logger("vllm_extract")
@@ -295,7 +295,9 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     from tqdm.auto import tqdm
     if capture not in ("auto", "decode", "connector"):
         raise Eagle3Error(f"capture {capture!r}: choose auto, decode or connector")
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    i, n = parse_shard(rcfg.shard)   # a producer: its share of the prompts, into its own part of both outputs
+    records, conversations = producer_share(records, i, n, rcfg.engine.seed), part_path(Path(conversations), i, n)
+    out = part_dir(Path(out), i, n); out.mkdir(parents=True, exist_ok=True)
     tc = verifier_text_config(verifier)
     L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
