@@ -14,7 +14,7 @@ from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 
 # %% auto #0
 __all__ = ['RegenConfig', 'read_jsonl_resumable', 'parse_shard', 'launcher_shard', 'producer_share', 'part_path', 'part_dir',
-           'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
+           'answer_parts', 'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
            'sampling_params', 'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
@@ -82,10 +82,14 @@ def part_dir(out:Path, i:int, n:int)->Path:
     "Producer i of n's own directory in the directory `out`: hs/part-0-of-2; one producer writes `out`."
     return out if n == 1 else out/f"part-{i}-of-{n}"
 
+def answer_parts(out:Path)->list[Path]:
+    "Every producer's part beside `out` (`part_path`'s names), of any split."
+    return sorted(out.parent.glob(f"{out.stem}.part-*-of-*{out.suffix}"))
+
 def read_answers(out:str|Path)->list[dict]:
     "The records of `out` and of every producer's part beside it (parts read as they are: their writers may run)."
     out = Path(out)
-    parts = sorted(out.parent.glob(f"{out.stem}.part-*-of-*{out.suffix}"))
+    parts = answer_parts(out)
     recs = read_jsonl_resumable(out) + [r for p in parts for r in read_jsonl_resumable(p, repair=False)]
     seen, twice = set(), set()
     for r in recs: (twice if r["id"] in seen else seen).add(r["id"])

@@ -12,7 +12,7 @@ from safetensors.torch import save_file
 from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
 from .derive import CONVENTION, Verifier
 from .engine import EngineConfig
-from .regeneration import parse_shard, read_answers
+from .regeneration import answer_parts, parse_shard, read_answers
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
@@ -197,7 +197,7 @@ def _shard(samples, hidden, V):
 def read_conversations(path:Path)->list:
     "The records of a conversations JSONL and its producers' parts (`read_answers`); none is an error saying what to pass."
     what = "pass the JSONL `regenerate` wrote (or any JSONL of {id, messages} records)"
-    if not path.is_file() and not any(path.parent.glob(f"{path.stem}.part-*-of-*{path.suffix}")):
+    if not path.is_file() and not answer_parts(path):
         raise Eagle3Error(f"conversations {path}: no such file; {what}")
     if not (recs := read_answers(path)):
         raise Eagle3Error(f"conversations {path} holds no complete record; {what}")
