@@ -20,6 +20,13 @@ def tmpdir_per_test(tmp_path_factory):
     else: os.environ["TMPDIR"] = old[1]
     shutil.rmtree(d, ignore_errors=True)
 
+SLOW = "slow" in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",")   # `make test-slow`
+
+def pytest_collection_modifyitems(config, items):
+    "Tests marked `slow` are skipped by `make test`, as the notebooks' `#| slow` cells are."
+    for item in items:
+        if "slow" in item.keywords and not SLOW: item.add_marker(pytest.mark.skip(reason="minutes of CPU: make test-slow"))
+
 def pytest_report_header(config):
     "The CPU kind the run's figures belong to: vLLM picks its kernels by it (AMX or not), so a failure may be this kind's."
     from eagle3_nb.core import cpu_line

@@ -226,6 +226,7 @@ def _frames(f):
         if "/eagle3_nb/" in f.f_code.co_filename: yield f
         f = f.f_back
 
+@pytest.mark.slow   # 10_pipeline counts the same reads in `make test`, on the run it makes there
 def test_run_reads_the_verifier_config_once(tmp_path, run):
     "`eagle3 run` builds the verifier's facts once: the package opens its config.json for them and for its identity hash."
     from eagle3_nb.embedded import embedded_verifier

@@ -10,7 +10,6 @@ from safetensors.torch import load_file
 from eagle3_nb.core import load_checkpoint
 
 EXE = str(Path(sys.executable).parent/"eagle3")
-SLOW = "slow" in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",")
 ARGS = ["run", "--preset", "cpu", "--device", "cpu", "--prompts", "16", "--eval-prompts", "4", "--max-new-tokens", "48",
         "--train.epochs", "2"]
 STAGES = ["preflight", "regenerate", "train", "evaluate"]   # the headers `run` prints: `=== NAME: ...`
@@ -35,7 +34,7 @@ def gone(pgid:int)->bool:
     except ProcessLookupError: return True
     return False
 
-@pytest.mark.skipif(not SLOW, reason="minutes of CPU: make test-slow")
+@pytest.mark.slow
 def test_kill_9_anywhere_then_run_again(tmp_path):
     rng, kills, groups = random.Random(0), [], []
     for stage in STAGES * 3:                                  # 12 kills, 3 in each stage, at seeded points

@@ -5,6 +5,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ["05b_extract", "07_train", "09_evaluate"]
+# each runs its whole notebook again (vLLM engines, training) for the other verifier: 05b in `make test`, all in test-slow
+QUICK = {"05b_extract"}
 
 @pytest.fixture(scope="module")
 def verifier(tmp_path_factory):
@@ -24,7 +26,7 @@ def test_every_stage_notebook_has_one_parameters_cell():
             for c in tagged: assert "run_dir" in "".join(c["source"]), nb.name
         if nb.stem in STAGES: assert "verifier" in "".join(tagged[0]["source"]), nb.name
 
-@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("stage", [s if s in QUICK else pytest.param(s, marks=pytest.mark.slow) for s in STAGES])
 def test_stage_notebook_runs_for_another_verifier(stage, verifier, tmp_path):
     papermill = pytest.importorskip("papermill")
     out = tmp_path/f"{stage}.ipynb"
