@@ -101,7 +101,7 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
 def main(argv:list|None=None)->int:
     "Run the `eagle3` CLI; errors become one line on stderr and a non-zero exit code."
     try:
-        a = parse_with_config(parser, argv)
+        a = _launched(parse_with_config(parser, argv))
         with warnings.catch_warnings():
             warnings.simplefilter("default")   # each warning once per place, not once per call
             for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
@@ -112,13 +112,21 @@ def main(argv:list|None=None)->int:
         print(f"eagle3: error: {e}", file=sys.stderr); rc = 2
     return rc
 
+def _launched(a:argparse.Namespace)->argparse.Namespace:
+    "A producer (`regenerate`, `extract`) given no --shard takes its launcher's numbering (torchrun, a Slurm array), said once."
+    if a.cmd in ("regenerate", "extract") and getattr(a, "shard", None) is None:
+        from eagle3_nb.regeneration import launcher_shard
+        if s := launcher_shard():
+            a.shard = s; print(f"{a.cmd}: producer {s}, as the launcher numbers this process", file=sys.stderr)
+    return a
+
 def _writer(a, argv:list|None):
     "The writer lock of a subcommand's `--out` (run and demo lock their run directory), under torchrun rank 0's; one of "
-    "several producers (`regenerate`/`extract --shard I/N`, or its launcher's numbering) locks its own part of `--out`."
+    "several producers (`regenerate`/`extract --shard I/N`, or its launcher's numbering: `_launched`) locks its own part."
     out, cmd = getattr(a, "out", None), " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv)))
     if out and a.cmd in ("regenerate", "extract"):
-        from eagle3_nb.regeneration import launcher_shard, parse_shard, part_dir, part_path
-        i, n = parse_shard(getattr(a, "shard", None) or launcher_shard())
+        from eagle3_nb.regeneration import parse_shard, part_dir, part_path
+        i, n = parse_shard(getattr(a, "shard", None))
         return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
     if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
     return writer_lock(out, cmd)

@@ -12,7 +12,7 @@ from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'layer_ids', 'cmd_derive', 'flags_derive', 'draft_config_flags',
-           'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'launched', 'cmd_regenerate', 'flags_regenerate',
+           'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
            'cmd_upgrade', 'flags_upgrade', 'cmd_evaluate', 'flags_evaluate']
@@ -146,20 +146,13 @@ def cmd_verify(a)->int:
     return 0 if rep.ok else 1
 
 # %% ../nbs/11b_commands.ipynb #e97a329a
-def launched(g:dict, what:str)->dict:
-    "A producer's settings `g` with its `shard` from its launcher (torchrun, a Slurm array) where none was given."
-    from eagle3_nb.regeneration import launcher_shard
-    if g.get("shard") is None and (s := launcher_shard()):
-        g["shard"] = s; print(f"{what}: producer {s}, as the launcher numbers this process", file=sys.stderr)
-    return g
-
 def cmd_regenerate(a)->int:
     "The verifier answers a prompt set (JSONL out, resumable)."
     from eagle3_nb.prompts import prompt_records
     from eagle3_nb.regeneration import RegenConfig, regenerate
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = engine_config(g), g.pop("extract", {})
-    cfg, v = RegenConfig(**launched(g, "regenerate"), engine=eng), verifier_of(a)
+    cfg, v = RegenConfig(**g, engine=eng), verifier_of(a)
     if "self" in a.prompts.split("+"):   # the verifier writes them, next to --out, away from the shipped held-out ones
         from eagle3_nb.self_prompts import SelfPromptConfig, source_records
         shipped = prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")
@@ -197,7 +190,7 @@ def extract_config(a):
     from eagle3_nb.shards import ExtractConfig
     g = given(a, ("conversations", "verifier", "out"))
     eng = engine_config(g)   # first: it takes vLLM's options out of `g`
-    return ExtractConfig(**launched(g, "extract"), engine=eng)
+    return ExtractConfig(**g, engine=eng)
 
 def cmd_extract(a)->int:
     "Capture aux hidden states and targets into safetensors shards (resumable)."

@@ -1,4 +1,4 @@
-import os, shutil, tempfile
+import faulthandler, os, shutil, sys, tempfile, threading
 from pathlib import Path
 import pytest
 
@@ -21,6 +21,23 @@ def tmpdir_per_test(tmp_path_factory):
     shutil.rmtree(d, ignore_errors=True)
 
 SLOW = "slow" in os.environ.get("EAGLE3_TEST_FLAGS", "").split(",")   # `make test-slow`
+
+# a test still running after this many seconds prints every thread's stack and ends the run: a hang shows where it is
+# instead of running into CI's limit in silence (the longest test takes ~4 min on 2 cores; its slow cells, ~30 min)
+LIMIT = float(os.environ.get("EAGLE3_TEST_TIMEOUT") or (3600 if SLOW else 1200))
+
+@pytest.fixture(autouse=True)
+def watchdog(request):
+    def fire():   # output capture suspended first, so that the stacks reach the log
+        capman = request.config.pluginmanager.getplugin("capturemanager")
+        if capman: capman.suspend_global_capture(in_=True)
+        print(f"\n{request.node.nodeid}: still running after {LIMIT:.0f} s (EAGLE3_TEST_TIMEOUT); every thread's stack:",
+              file=sys.stderr, flush=True)
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        sys.stderr.flush(); os._exit(3)
+    timer = threading.Timer(LIMIT, fire); timer.daemon = True; timer.start()
+    yield
+    timer.cancel()
 
 def pytest_collection_modifyitems(config, items):
     "Tests marked `slow` are skipped by `make test`, as the notebooks' `#| slow` cells are."
