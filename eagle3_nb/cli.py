@@ -15,8 +15,8 @@ from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'run_config_of', 'config_text', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command', 'parser',
-           'main']
+__all__ = ['COMMANDS', 'PRODUCERS', 'run_config_of', 'config_text', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command',
+           'parser', 'main']
 
 # %% ../nbs/11_cli.ipynb #fb8c6870
 def run_config_of(a:argparse.Namespace, preset:str|None=None):
@@ -112,9 +112,11 @@ def main(argv:list|None=None)->int:
         print(f"eagle3: error: {e}", file=sys.stderr); rc = 2
     return rc
 
+PRODUCERS = ("regenerate", "extract")   # the subcommands one of several producers runs, each writing its own part
+
 def _launched(a:argparse.Namespace)->argparse.Namespace:
     "A producer (`regenerate`, `extract`) given no --shard takes its launcher's numbering (torchrun, a Slurm array), said once."
-    if a.cmd in ("regenerate", "extract") and getattr(a, "shard", None) is None:
+    if a.cmd in PRODUCERS and getattr(a, "shard", None) is None:
         from eagle3_nb.regeneration import launcher_shard
         if s := launcher_shard():
             a.shard = s; print(f"{a.cmd}: producer {s}, as the launcher numbers this process", file=sys.stderr)
@@ -124,7 +126,7 @@ def _writer(a, argv:list|None):
     "The writer lock of a subcommand's `--out` (run and demo lock their run directory), under torchrun rank 0's; one of "
     "several producers (`regenerate`/`extract --shard I/N`, or its launcher's numbering: `_launched`) locks its own part."
     out, cmd = getattr(a, "out", None), " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv)))
-    if out and a.cmd in ("regenerate", "extract"):
+    if out and a.cmd in PRODUCERS:
         from eagle3_nb.regeneration import parse_shard, part_dir, part_path
         i, n = parse_shard(getattr(a, "shard", None))
         return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
