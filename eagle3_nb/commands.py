@@ -59,7 +59,8 @@ def flags_derive(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
 
 # `draft_config_flags`': not settings
-DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size")
+DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size", "fc_norm",
+                      "norm_output")
 
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
@@ -68,8 +69,12 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
     s.add_argument("--draft-vocab-size", type=int, help="tokens the draft predicts (default: a reference's, else "
                    "min(32000, the verifier's vocabulary))")
+    for name, what in (("fc-norm", "an RMSNorm of each aux state before fc"),
+                       ("norm-output", "the next draft step fed the normed state")):   # vLLM's config fields
+        s.add_argument(f"--{name}", action=argparse.BooleanOptionalAction, help=f"EAGLE-3.1: {what} (default: a "
+                       "reference's, else off)")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
-                   help='fields set in the derived draft config after the rules, e.g. \'{"fc_norm": true}\'')
+                   help='fields set in the derived draft config after the rules, e.g. \'{"norm_before_fc": true}\'')
     from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
     s.add_argument("--draft-attention", default=DRAFT_ATTENTION, choices=ATTENTION_CHOICES,
                    help="the draft's attention: llama, mla (an MLA verifier's own, served by vLLM as "
@@ -84,7 +89,8 @@ def verifier_of(a):
 def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
     from eagle3_nb.derive import derive_draft_config
-    return derive_draft_config(verifier_of(a), reference=a.reference, overrides=a.draft_overrides,
+    return derive_draft_config(verifier_of(a), reference=a.reference, fc_norm=a.fc_norm, norm_output=a.norm_output,
+                               overrides=a.draft_overrides,
                                attention=a.draft_attention, draft_vocab_size=a.draft_vocab_size, **rules)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6

@@ -176,7 +176,7 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
                               f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier has {H} and "
                               f"{V}; pick the reference for this verifier")
     for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size", "draft_vocab_size",
-              "aux_layer_ids", "norm_before_residual"):
+              "aux_layer_ids", "norm_before_residual", "norm_before_fc", "fc_norm", "norm_output"):
         rv = ref.norm_before_residual_used if k == "norm_before_residual" else getattr(ref, k)
         if rv is None or k in given: continue
         if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
@@ -214,7 +214,7 @@ def _config_of(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list)
         rms_norm_eps=tc.get("rms_norm_eps", 1e-6), hidden_act=tc.get("hidden_act", "silu"), attention_bias=False,
         tie_word_embeddings=False, bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"),
         rope_parameters=_rope(tc, notes), eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
-        norm_before_residual=ch["norm_before_residual"], norm_before_fc=False, fc_norm=False, norm_output=False, dtype=dtype)
+        norm_before_residual=ch["norm_before_residual"], norm_before_fc=ch["norm_before_fc"], fc_norm=ch["fc_norm"], norm_output=ch["norm_output"], dtype=dtype)
     if attention == "llama":
         cfg = LlamaConfig(num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], mlp_bias=False, **common)
         assert cfg.head_dim == cfg.to_dict()["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
@@ -239,6 +239,10 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                         draft_vocab_size:int|None=None,     # default: the reference's, else min(32000, vocab)
                         aux_layer_ids:list|None=None,       # default: the reference's, else [2, L//2, L-3]
                         norm_before_residual:bool|None=None,# default: the reference's, else False
+                        fc_norm:bool|None=None,             # EAGLE-3.1: an RMSNorm of each aux state before fc; default:
+                                                            # the reference's, else False
+                        norm_output:bool|None=None,         # EAGLE-3.1: the next step fed the normed state; default: the
+                                                            # reference's, else False
                         dtype:str="bfloat16",               # dtype the draft is written in
                         overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
                         attention:str=DRAFT_ATTENTION,      # llama, mla (an MLA verifier's own), or auto (`draft_kind`)
@@ -263,10 +267,11 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         notes.append(f"num_key_value_heads absent: multi-head attention, {nh} (= num_attention_heads)")
     ch = dict(head_dim=hd, num_attention_heads=nh, num_key_value_heads=nkv, intermediate_size=I,
               draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(aux_layer_ids, L),
-              norm_before_residual=False if norm_before_residual is None else norm_before_residual)
+              norm_before_residual=bool(norm_before_residual), norm_before_fc=False, fc_norm=bool(fc_norm),
+              norm_output=bool(norm_output))
     if reference is not None:
         asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,
-                     norm_before_residual=norm_before_residual)
+                     norm_before_residual=norm_before_residual, fc_norm=fc_norm, norm_output=norm_output)
         _apply_reference(ch, ref, H, V, notes, given={k for k, v in asked.items() if v is not None})
     aux = check_aux_layer_ids(ch["aux_layer_ids"], L)
     if ch["draft_vocab_size"] > V:

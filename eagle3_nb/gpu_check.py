@@ -109,7 +109,7 @@ def _train_config(v:Path, device:str, steps:int):
     from eagle3_nb.pipeline import PRESETS
     from eagle3_nb.train import TrainConfig
     demo = PRESETS["demo"]
-    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], overrides=demo["draft_overrides"]).config
+    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], fc_norm=demo["fc_norm"]).config
     tc = TrainConfig(**{**demo["train"], "device": device, "precision": "bf16" if device.startswith("cuda") else "auto",
                         "epochs": 1000, "ckpt_every": steps // 2, "max_steps": steps})
     return config, tc

@@ -51,7 +51,9 @@ class RunConfig:
     aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
     capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
-    draft_overrides: dict = field(default_factory=dict) # fields forced into the derived config (fc_norm; failure modes)
+    fc_norm: bool|None = None       # EAGLE-3.1: an RMSNorm of each aux state before fc; None: the reference's, else no
+    norm_output: bool|None = None   # EAGLE-3.1: the next draft step fed the normed state; None: the reference's, else no
+    draft_overrides: dict = field(default_factory=dict) # any other field forced into the derived config (failure modes)
     draft_attention: str = DRAFT_ATTENTION  # llama, mla (an MLA verifier's own: Eagle3DeepseekV2ForCausalLM), auto: the
                                     # reference's kind, else the verifier's
     engine: EngineConfig = field(default_factory=EngineConfig)
@@ -113,7 +115,7 @@ def resolved(cfg:RunConfig)->RunConfig:
 # a preset holds only what differs from the defaults (a test below checks it): one home per value
 _CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3}
 _EMBEDDED = {"eval_dtype": "float32", "device": "cpu", "max_new_tokens": ANSWER_TOKENS,   # the embedded verifier, on the CPU
-             "draft_overrides": {"fc_norm": True}}   # one RMSNorm per aux state before fc: +0.02 tau (07_train)
+             "fc_norm": True}   # one RMSNorm per aux state before fc: +0.02 tau (07_train)
 _EMBEDDED_TRAIN = {**_CPU_TRAIN, "batch_size": 8,   # 8: 1.15-1.3x the samples/s of 4 on AMX, as good per epoch (07_train)
                    "ema_decay": 0.99}               # the weights' moving average is exported: +0.006-0.016 tau (07_train)
 PRESETS = {
@@ -165,7 +167,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
-            "draft_overrides": "train", "draft_attention": "train", "prompt_source": "regenerate", "capture": "regenerate",
+            "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train", "prompt_source": "regenerate", "capture": "regenerate",
             "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
             "eval_max_tokens": "evaluate",
@@ -174,7 +176,8 @@ STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size"
             "eval_dtype": "evaluate", "engine": "evaluate"}
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}
-BEFORE = {"capture": "extract"}   # what a run_config.json written before a setting existed did, where not its default
+BEFORE = {"capture": "extract",   # what a run_config.json written before a setting existed did, where not its default
+          "fc_norm": False, "norm_output": False}
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
            "train.log_to",
            "train.draft_vocab_size"}   # a copy of draft_vocab_size that earlier versions recorded (and did not always use)
@@ -183,7 +186,14 @@ def _flat(d:dict, pre:str="")->dict:
     return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
                                                        else {f"{pre}{k}": v}).items()}
 
-DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens"}   # None: decided by the run
+DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens",   # None: decided by the run
+           "fc_norm", "norm_output"}
+
+def _moved(old:dict)->dict:
+    "A run_config.json of a version that set EAGLE-3.1's switches as `draft_overrides`, as the settings that hold them now."
+    o = dict(old.get("draft_overrides") or {})
+    moved = {k: o.pop(k) for k in ("fc_norm", "norm_output") if k in o}
+    return {**old, **moved, "draft_overrides": o} if moved else old
 
 def check_run_dir(run_dir:Path,             # the run directory
                   cfg:RunConfig,            # the settings the stages use (`resolved`, then `with_derived`)
@@ -193,7 +203,7 @@ def check_run_dir(run_dir:Path,             # the run directory
     new, path = _flat(dataclasses.asdict(cfg)), run_dir/"run_config.json"
     if not path.exists(): return write_json(path, dataclasses.asdict(cfg))
     left = {k for k, v in _flat(dataclasses.asdict(asked or cfg)).items() if v is None} & DERIVED
-    old, default = _flat(read_json(path)), _flat(dataclasses.asdict(RunConfig())) | BEFORE
+    old, default = _flat(_moved(read_json(path))), _flat(dataclasses.asdict(RunConfig())) | BEFORE
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
         was = old.get(k, default.get(k))   # a setting added since: what it meant
@@ -258,7 +268,8 @@ def _derive(cfg:RunConfig, run:Path):
     V = cfg.verifier.vocab_size
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
-                            overrides=cfg.draft_overrides, attention=cfg.draft_attention)
+                            fc_norm=cfg.fc_norm, norm_output=cfg.norm_output, overrides=cfg.draft_overrides,
+                            attention=cfg.draft_attention)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
@@ -269,7 +280,8 @@ def _derive(cfg:RunConfig, run:Path):
 def with_derived(cfg:RunConfig, config)->RunConfig:
     "`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what run_config.json records."
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
-    return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids))
+    return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids),
+                   fc_norm=config.fc_norm, norm_output=config.norm_output)
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
