@@ -283,7 +283,16 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
                                                   "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
+    asked = {fc_norm, norm_output} != {None} or bool({"fc_norm", "norm_output"} & set(overrides or {}))
+    notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
+
+def _kind_note(cfg, asked:bool, ref:bool)->str:
+    "One line: which EAGLE-3 variant the draft is, and why."
+    on = [k for k in ("fc_norm", "norm_output") if getattr(cfg, k, False)]
+    kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
+    why = "as asked" if asked else "the reference's" if ref else "the default; fc_norm and norm_output make EAGLE-3.1"
+    return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 
 # %% ../nbs/02_derive.ipynb #a14b05f9
 def _mla_shapes(s:DraftSpec)->dict:

@@ -11,7 +11,7 @@ from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_m
 from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla,
                               verifier_text_config)
 from .vllm_support import (head_size_support, installed_vllm, vllm_tested, kv_cache_support, mla_backend, mla_serving, moe_routing,
-                                    vllm_draft_classes, vllm_eagle3_support)
+                                    vllm_draft_classes, vllm_eagle3_support, vllm_ignores)
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
@@ -218,6 +218,10 @@ def check_vllm(r:Report,           # the report the rows go to
         r.add("vllm", "model_type", "deepseek_v3", "deepseek_v2", "error", f"vLLM {vllm.__version__}'s speculative config "
               "turns a deepseek_v3 draft into a DeepSeek MTP draft before EAGLE-3 sees it: write model_type deepseek_v2 "
               "(vLLM then builds Eagle3DeepseekV2ForCausalLM)")
+    if miss := vllm_ignores(cfg):
+        r.add("vllm", "EAGLE-3.1", ", ".join(miss), "read by vLLM's draft class", "error", f"vLLM {vllm.__version__}'s "
+              f"{', '.join(vllm_draft_classes(cfg))} never reads {' or '.join(miss)}: it would serve this EAGLE-3.1 draft as "
+              "plain EAGLE-3 and accept fewer tokens than it trained for; serve it with a vLLM whose EAGLE-3 model reads them")
     if s.kv_lora_rank: return _check_mla_draft(r, s, verifier, device, dtype, asked)
     ok, why = head_size_support(s.head_dim, device)
     if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes", "error",

@@ -13,9 +13,9 @@ from .derive import is_mla, verifier_text_config
 from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0
-__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_eagle3_support', 'vllm_tested', 'attention_backends', 'cpu_kernel_takes',
-           'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'vllm_plugin', 'mla_backend', 'mla_serving',
-           'mla_dtype', 'serving_dtype', 'moe_routing']
+__all__ = ['EAGLE31_FIELDS', 'installed_vllm', 'vllm_draft_classes', 'vllm_ignores', 'vllm_eagle3_support', 'vllm_tested',
+           'attention_backends', 'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'declare_cpu_block16',
+           'vllm_plugin', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype', 'moe_routing']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -31,9 +31,20 @@ def vllm_draft_classes(cfg:dict)->list|None:
     if installed_vllm() is None: return None
     from vllm.model_executor.models import ModelRegistry
     from vllm.transformers_utils.configs.eagle import EAGLEConfig
+    from huggingface_hub.errors import StrictDataclassError   # transformers' checks of the fields: shape errors come later
     try: names = list(EAGLEConfig(model=dict(cfg), method="eagle3").architectures)   # how vLLM renames them for EAGLE-3
-    except (ValueError, KeyError, TypeError, AssertionError): return None
+    except (ValueError, KeyError, TypeError, AssertionError, StrictDataclassError): return None
     return names if all(ModelRegistry._try_load_model_cls(n) is not None for n in names) else None
+
+EAGLE31_FIELDS = ("fc_norm", "norm_output")   # EAGLE-3.1's switches in a draft's config.json, as vLLM's classes read them
+
+def vllm_ignores(cfg:dict)->list[str]:
+    "The EAGLE-3.1 switches `cfg` turns on that the installed vLLM's draft class never reads (it would serve plain EAGLE-3)."
+    import inspect, sys
+    if not any(cfg.get(k) for k in EAGLE31_FIELDS) or not (names := vllm_draft_classes(cfg)): return []
+    from vllm.model_executor.models import ModelRegistry
+    code = "".join(inspect.getsource(sys.modules[ModelRegistry._try_load_model_cls(n).__module__]) for n in names)
+    return [k for k in EAGLE31_FIELDS if cfg.get(k) and f'"{k}"' not in code]   # read as getattr(config, "norm_output")
 
 def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
     "(ok, reason): whether the installed vLLM serves EAGLE-3 drafts for a verifier of these architectures."
