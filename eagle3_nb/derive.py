@@ -15,8 +15,8 @@ from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'ATTENTIONS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'VerifierFacts', 'text_config',
-           'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'verifier_facts', 'verifier_text_config',
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'VerifierFacts',
+           'text_config', 'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'verifier_facts', 'verifier_text_config',
            'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation',
            'draft_kind', 'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
 
@@ -169,6 +169,8 @@ def _rope(tc:dict, notes:list)->dict:
     return {"rope_type": "default", "rope_theta": theta}
 
 # %% ../nbs/02_derive.ipynb #5a8234d7
+EAGLE31_FIELDS = ("fc_norm", "norm_output")   # EAGLE-3.1's two switches in a draft's config.json, as vLLM reads them
+
 def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set):
     "Let a reference spec's choices win over the rule-based ones, noting each difference."
     if ref.target_hidden_size != H or ref.vocab_size != V:
@@ -176,7 +178,7 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
                               f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier has {H} and "
                               f"{V}; pick the reference for this verifier")
     for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size", "draft_vocab_size",
-              "aux_layer_ids", "norm_before_residual", "norm_before_fc", "fc_norm", "norm_output"):
+              "aux_layer_ids", "norm_before_residual", "norm_before_fc", *EAGLE31_FIELDS):
         rv = ref.norm_before_residual_used if k == "norm_before_residual" else getattr(ref, k)
         if rv is None or k in given: continue
         if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
@@ -214,7 +216,7 @@ def _config_of(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list)
         rms_norm_eps=tc.get("rms_norm_eps", 1e-6), hidden_act=tc.get("hidden_act", "silu"), attention_bias=False,
         tie_word_embeddings=False, bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"),
         rope_parameters=_rope(tc, notes), eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
-        norm_before_residual=ch["norm_before_residual"], norm_before_fc=ch["norm_before_fc"], fc_norm=ch["fc_norm"], norm_output=ch["norm_output"], dtype=dtype)
+        dtype=dtype, **{k: ch[k] for k in ("norm_before_residual", "norm_before_fc", *EAGLE31_FIELDS)})
     if attention == "llama":
         cfg = LlamaConfig(num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], mlp_bias=False, **common)
         assert cfg.head_dim == cfg.to_dict()["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
@@ -283,13 +285,13 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
                                                   "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
-    asked = {fc_norm, norm_output} != {None} or bool({"fc_norm", "norm_output"} & set(overrides or {}))
+    asked = {fc_norm, norm_output} != {None} or bool(set(EAGLE31_FIELDS) & set(overrides or {}))
     notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
 
 def _kind_note(cfg, asked:bool, ref:bool)->str:
     "One line: which EAGLE-3 variant the draft is, and why."
-    on = [k for k in ("fc_norm", "norm_output") if getattr(cfg, k, False)]
+    on = [k for k in EAGLE31_FIELDS if getattr(cfg, k, False)]
     kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
     why = "as asked" if asked else "the reference's" if ref else "the default; fc_norm and norm_output make EAGLE-3.1"
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"

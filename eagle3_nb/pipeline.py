@@ -10,7 +10,8 @@ from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json, write_json,
                             writer_lock)
 from .reference import inspect_draft, load_config, save_spec
-from .derive import ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, Verifier, derive_draft_config, derived_spec
+from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
+                              derived_spec)
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
@@ -167,7 +168,8 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
-            "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train", "prompt_source": "regenerate", "capture": "regenerate",
+            "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train",
+            "prompt_source": "regenerate", "capture": "regenerate",
             "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
             "eval_max_tokens": "evaluate",
@@ -187,12 +189,12 @@ def _flat(d:dict, pre:str="")->dict:
                                                        else {f"{pre}{k}": v}).items()}
 
 DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens",   # None: decided by the run
-           "fc_norm", "norm_output"}
+           *EAGLE31_FIELDS}
 
 def _moved(old:dict)->dict:
     "A run_config.json of a version that set EAGLE-3.1's switches as `draft_overrides`, as the settings that hold them now."
     o = dict(old.get("draft_overrides") or {})
-    moved = {k: o.pop(k) for k in ("fc_norm", "norm_output") if k in o}
+    moved = {k: o.pop(k) for k in EAGLE31_FIELDS if k in o}
     return {**old, **moved, "draft_overrides": o} if moved else old
 
 def check_run_dir(run_dir:Path,             # the run directory

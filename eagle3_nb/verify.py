@@ -220,7 +220,7 @@ def check_vllm(r:Report,           # the report the rows go to
               "(vLLM then builds Eagle3DeepseekV2ForCausalLM)")
     if miss := vllm_ignores(cfg):
         r.add("vllm", "EAGLE-3.1", ", ".join(miss), "read by vLLM's draft class", "error", f"vLLM {vllm.__version__}'s "
-              f"{', '.join(vllm_draft_classes(cfg))} never reads {' or '.join(miss)}: it would serve this EAGLE-3.1 draft as "
+              f"{', '.join(cfg.get('architectures') or [])} never reads {' or '.join(miss)}: it would serve this EAGLE-3.1 draft as "
               "plain EAGLE-3 and accept fewer tokens than it trained for; serve it with a vLLM whose EAGLE-3 model reads them")
     if s.kv_lora_rank: return _check_mla_draft(r, s, verifier, device, dtype, asked)
     ok, why = head_size_support(s.head_dim, device)

@@ -9,13 +9,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from .core import Eagle3Error, cpu_amx_switch, torch_dtype
 from .reference import DraftSpec
-from .derive import is_mla, verifier_text_config
+from .derive import EAGLE31_FIELDS, is_mla, verifier_text_config
 from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0
-__all__ = ['EAGLE31_FIELDS', 'installed_vllm', 'vllm_draft_classes', 'vllm_ignores', 'vllm_eagle3_support', 'vllm_tested',
-           'attention_backends', 'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'declare_cpu_block16',
-           'vllm_plugin', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype', 'moe_routing']
+__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_ignores', 'vllm_eagle3_support', 'vllm_tested', 'attention_backends',
+           'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'vllm_plugin',
+           'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype', 'moe_routing']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -35,8 +35,6 @@ def vllm_draft_classes(cfg:dict)->list|None:
     try: names = list(EAGLEConfig(model=dict(cfg), method="eagle3").architectures)   # how vLLM renames them for EAGLE-3
     except (ValueError, KeyError, TypeError, AssertionError, StrictDataclassError): return None
     return names if all(ModelRegistry._try_load_model_cls(n) is not None for n in names) else None
-
-EAGLE31_FIELDS = ("fc_norm", "norm_output")   # EAGLE-3.1's switches in a draft's config.json, as vLLM's classes read them
 
 def vllm_ignores(cfg:dict)->list[str]:
     "The EAGLE-3.1 switches `cfg` turns on that the installed vLLM's draft class never reads (it would serve plain EAGLE-3)."
