@@ -56,7 +56,7 @@ def tolerate_foreign_dicts():
 
 if __name__ == "__main__":
     from vllm import SamplingParams
-    from eagle3_nb.distill import mla_writer
+    from eagle3_nb.testing.distill import mla_writer
     from eagle3_nb.engine import EngineConfig, vllm_engine
     from eagle3_nb.evaluate import spec_metrics
     from eagle3_nb.prompts import prompt_records

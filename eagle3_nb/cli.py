@@ -27,9 +27,9 @@ def run_config_of(a:argparse.Namespace, preset:str|None=None):
 
 def config_text(cfg)->str:
     "A `RunConfig` as a --config file (YAML): vLLM's options at the top by vLLM's names, the sections nested, what the run sets left out."
-    import dataclasses, yaml
-    from eagle3_nb.pipeline import DECIDED
-    d = dataclasses.asdict(cfg)
+    import yaml
+    from eagle3_nb.pipeline import DECIDED, settings_of
+    d = settings_of(cfg)
     d = {**{k: v for k, v in d.items() if k != "engine"}, **d["engine"]}
     for k in DECIDED: sec, name = k.split("."); del d[sec][name]
     return yaml.safe_dump(d, sort_keys=False)

@@ -84,7 +84,7 @@ def verifier_of(a):
     "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."
     from eagle3_nb.embedded import embedded_verifier
     from eagle3_nb.derive import Verifier
-    return Verifier(a.verifier or embedded_verifier())   # read and checked once, for the whole command
+    return Verifier.of(a.verifier or embedded_verifier())   # read and checked once, for the whole command
 
 def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."

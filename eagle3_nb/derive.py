@@ -15,28 +15,21 @@ from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'VerifierFacts',
-           'text_config', 'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'verifier_facts', 'verifier_text_config',
-           'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation',
-           'draft_kind', 'draft_config', 'derive_draft_config', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'is_mla',
+           'resolve_head_dim', 'need', 'Verifier', 'default_aux_layer_ids', 'check_aux_layer_ids',
+           'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind', 'draft_config',
+           'derive_draft_config', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
-@dataclass
-class VerifierFacts:
-    "The verifier's text-model config, and a note of where it was found."
-    config: dict                 # the text model's fields
-    notes: list = field(default_factory=list)
-
-def text_config(verifier:dict,                  # a verifier's config.json
-                source:str="verifier config",   # what and where it is, for messages
-               )->VerifierFacts:
-    "The language-model part of a verifier config (`text_config` of a multimodal wrapper, else the config itself), checked."
-    tc = verifier.get("text_config")
+def _text_part(config:dict,                  # a verifier's config.json
+               source:str="verifier config",  # what and where it is, for messages
+              )->tuple[dict, tuple]:
+    "The language-model fields of a verifier config (a multimodal wrapper's `text_config`, else its own), checked, and a note."
+    tc = config.get("text_config")
     if isinstance(tc, dict) and "hidden_size" in tc:
-        return VerifierFacts(check_config(tc, f"{source} (its text_config)"),
-                             [f"verifier is a wrapper ({verifier.get('model_type')}); text fields read from "
-                              f"text_config ({tc.get('model_type')})"])
-    return VerifierFacts(check_config(verifier, source))
+        return check_config(tc, f"{source} (its text_config)"), (f"verifier is a wrapper ({config.get('model_type')}); "
+                                                                f"text fields read from text_config ({tc.get('model_type')})",)
+    return check_config(config, source), ()
 
 # %% ../nbs/02_derive.ipynb #11ec26c7
 MLA_FIELDS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
@@ -72,23 +65,27 @@ def need(tc:dict, k:str):
     return tc[k]
 
 # %% ../nbs/02_derive.ipynb #356958ae
-class Verifier(str):
-    "A verifier's path or Hub id that carries its config, read and checked once: every stage takes it where it took the path."
-    config: dict   # the whole config.json
-    text: dict     # the language model's fields (a wrapper's `text_config`)
-    notes: list    # where the text fields were found
-    def __new__(cls, where:str|Path, config:dict|None=None):
-        if isinstance(where, Verifier): return where
-        self = super().__new__(cls, str(where))
-        self.config = load_config(where) if config is None else config
-        facts = text_config(self.config, f"verifier config {where}")
-        self.text, self.notes = facts.config, facts.notes
-        return self
-    def __reduce__(self): return Verifier, (str(self), self.config)   # copies and pickles carry the facts, no re-read
+@dataclass(frozen=True)
+class Verifier:
+    "A verifier read and checked once: where it is, its config.json, its language model's fields; every stage takes it."
+    path: str                                        # directory, config.json or Hub repo id ("" for a config dict)
+    config: dict = field(compare=False, repr=False)  # the whole config.json
+    text: dict = field(compare=False, repr=False)    # the language model's fields (a wrapper's `text_config`)
+    notes: tuple = field(default=(), compare=False)  # where the text fields were found
+    @classmethod
+    def of(cls, verifier:Verifier|dict|str|Path)->Verifier:
+        "`verifier` itself where it is one, else read (a path or Hub id) or taken (a config dict) and checked now."
+        if isinstance(verifier, Verifier): return verifier
+        if isinstance(verifier, dict): return cls("", verifier, *_text_part(verifier))
+        config = load_config(verifier)
+        return cls(str(verifier), config, *_text_part(config, f"verifier config {verifier}"))
+    def __str__(self)->str: return self.path
+    def __fspath__(self)->str: return self.path   # `Path(v)`, `open(v)`: where a library takes a path
     @cached_property
     def config_hash(self)->str:
-        "sha256 of its config.json's bytes: its identity in the manifests that resume checks compare."
-        p = Path(self)
+        "sha256 of its config.json's bytes (a config dict's JSON): its identity in the manifests that resume checks compare."
+        if not self.path: return hashlib.sha256(json.dumps(self.config, sort_keys=True).encode()).hexdigest()[:16]
+        p = Path(self.path)
         return hashlib.sha256((p/"config.json" if p.is_dir() else p).read_bytes()).hexdigest()[:16]
     @property
     def num_hidden_layers(self)->int: return need(self.text, "num_hidden_layers")
@@ -96,18 +93,6 @@ class Verifier(str):
     def vocab_size(self)->int: return need(self.text, "vocab_size")
     @property
     def mla(self)->bool: return is_mla(self.text)
-
-# %% ../nbs/02_derive.ipynb #f4d2e605
-def verifier_facts(verifier:dict|str|Path, # a `Verifier`, a config dict, a directory, a config.json or a Hub repo id
-                  )->VerifierFacts:
-    "The text model's fields of a verifier and where they were found: a `Verifier`'s own, else read and checked now."
-    if isinstance(verifier, dict): return text_config(verifier)
-    v = Verifier(verifier)   # itself, where it is one
-    return VerifierFacts(v.text, v.notes)
-
-def verifier_text_config(verifier:dict|str|Path)->dict:
-    "The text model's fields of a verifier, wherever its config is: the one reader every stage uses."
-    return verifier_facts(verifier).config
 
 # %% ../nbs/02_derive.ipynb #1ff3cd09
 def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
@@ -252,8 +237,8 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
     if attention not in ATTENTION_CHOICES:
         raise CheckpointError(f"attention {attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
-    vf = verifier_facts(verifier)
-    tc, notes = vf.config, list(vf.notes)
+    v = Verifier.of(verifier)
+    tc, notes = v.text, list(v.notes)
     ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)
     attention, why = draft_kind(attention, tc, ref)
     if why: notes.append(why)

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from .core import SPEC_TOKENS, Eagle3Error, cpu_amx_switch, logger, torch_threads
 from .reference import load_config
-from .derive import verifier_text_config, is_mla
+from .derive import Verifier
 _log = logger("engine")
 
 # %% auto #0
@@ -46,7 +46,7 @@ def context_length(verifier:str|Path, most:int|None=None)->int:
     """The verifier's context (`max_position_embeddings`, of its text model), at most `most`; by default all of it where a
     GPU serves (a thinking answer runs to thousands of tokens), at most `CPU_CONTEXT` on a machine without one."""
     most = most or (None if torch.cuda.is_available() else CPU_CONTEXT)
-    ctx = verifier_text_config(verifier).get("max_position_embeddings") or most or CPU_CONTEXT
+    ctx = Verifier.of(verifier).text.get("max_position_embeddings") or most or CPU_CONTEXT
     return min(most, ctx) if most else ctx
 
 # %% ../nbs/03a_engine.ipynb #5bf559a2
@@ -85,7 +85,7 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    if cpu and is_mla(verifier_text_config(model)) and (b := cpu_mla_backend(dtype)):
+    if cpu and Verifier.of(model).mla and (b := cpu_mla_backend(dtype)):
         kw["attention_config"] = {"backend": b}
         if draft and load_config(draft).get("kv_lora_rank"):   # vLLM picks a draft's backend anew: ask it the same
             kw["speculative_config"]["attention_backend"] = b
@@ -103,7 +103,7 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm.platforms import current_platform
     cpu = current_platform.is_cpu()
     kw = vllm_args(model, dtype, engine, draft, k, cpu)
-    if cpu and draft and is_mla(verifier_text_config(model)): _log.info(mla_pair_line(dtype, draft))
+    if cpu and draft and Verifier.of(model).mla: _log.info(mla_pair_line(dtype, draft))
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
@@ -137,7 +137,7 @@ def mla_pair_line(dtype:str,            # the dtype vLLM serves in
 def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
     "One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture, the dtype and vLLM's words."
     import vllm
-    try: arch = ", ".join(load_config(model).get("architectures") or ["no architectures"])
+    try: arch = ", ".join(Verifier.of(model).config.get("architectures") or ["no architectures"])
     except Exception: arch = "config unreadable"   # its own error was vLLM's to say
     msg = " ".join(str(e).split())[:400] or type(e).__name__
     with_draft = f" with the EAGLE-3 draft {draft}" if draft else ""
@@ -164,8 +164,7 @@ def rope_fix(model:str|Path|dict,  # the verifier (directory, Hub id or config)
              cpu:bool=True,        # served on a CPU
             )->dict:
     "vLLM arguments that keep an MLA verifier's queries rotated right on a CPU whose vLLM rope kernel does not ({} else)."
-    cfg = model if isinstance(model, dict) else load_config(model)
-    return ROPE_FIX if cpu and is_mla(verifier_text_config(cfg)) and not cpu_rope_agrees() else {}
+    return ROPE_FIX if cpu and Verifier.of(model).mla and not cpu_rope_agrees() else {}
 
 # %% ../nbs/03a_engine.ipynb #18e43b77
 @cache

@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .core import torch_dtype
-from .derive import resolve_aux_layer_ids, verifier_text_config
+from .derive import resolve_aux_layer_ids, Verifier
 from .embedded import load_tokenizer
 from .regeneration import parse_shard, part_dir, producer_share
 from .shards import (ExtractConfig, read_conversations, write_manifest, save_head, shard_chunks, summarize,
@@ -78,7 +78,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     i, n = parse_shard(cfg.shard)   # a producer: its share of the conversations, into its own part of `out`
     recs, out = producer_share(recs, i, n, cfg.engine.seed), part_dir(Path(out), i, n)
     out.mkdir(parents=True, exist_ok=True)
-    tc = verifier_text_config(verifier)
+    tc = Verifier.of(verifier).text
     L, tok = tc["num_hidden_layers"], load_tokenizer(verifier, cfg.engine.trust_remote_code)
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = write_manifest(out, verifier, tc, cfg, layer_ids)

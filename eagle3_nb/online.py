@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
-from .derive import resolve_aux_layer_ids, verifier_text_config
+from .derive import resolve_aux_layer_ids, Verifier
 from .engine import EngineConfig
 from .regeneration import read_jsonl_resumable
 from .embedded import load_tokenizer
@@ -36,9 +36,9 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
             raise Eagle3Error(f"{root} streams {plan['records']} records in shards of {plan['shard_size']}, not {len(recs)} "
                               f"in shards of {cfg.shard_size}; use a new output directory")
         return plan
-    tok, V = load_tokenizer(verifier, cfg.engine.trust_remote_code), verifier_text_config(verifier)["vocab_size"]
+    tok, V = load_tokenizer(verifier, cfg.engine.trust_remote_code), Verifier.of(verifier).text["vocab_size"]
     sizes, ids, lengths, counts = [], [], [], torch.zeros(V, dtype=torch.long)
-    tc = verifier_text_config(verifier)
+    tc = Verifier.of(verifier).text
     per = token_bytes(tc["hidden_size"], len(resolve_aux_layer_ids(cfg.layer_ids, tc["num_hidden_layers"])), cfg)
     for _, got, _ in shard_chunks(tok, recs, cfg, per):   # the shards `extract` writes, with its skip rules
         sizes.append(len(got))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json, write_json,
                             writer_lock)
-from .reference import inspect_draft, load_config, save_spec
+from .reference import inspect_draft, save_spec
 from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
                               derived_spec)
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SPEC_TOKENS, logger
@@ -27,8 +27,8 @@ _log = logger("pipeline")
 
 # %% auto #0
 __all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
-           'deep_merge', 'run_config', 'preflight_verifier', 'check_run_dir', 'write_summary', 'with_derived',
-           'preflight', 'run']
+           'deep_merge', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir', 'write_summary',
+           'with_derived', 'preflight', 'run']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -93,7 +93,7 @@ def resolved(cfg:RunConfig)->RunConfig:
     from eagle3_nb.embedded import embedded_verifier
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
     data = auto_dtype(cfg.data_dtype, dev)
-    v = Verifier(cfg.verifier or embedded_verifier())   # read and checked here, once for the whole run
+    v = Verifier.of(cfg.verifier or embedded_verifier())   # read and checked here, once for the whole run
     ev = serving_dtype(v, dev, cfg.eval_dtype)
     if dev == "cpu" and v.mla:   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
         data = mla_dtype(v, data, auto=cfg.data_dtype == "auto", draft=False)[0]
@@ -158,7 +158,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
         why = str(e).splitlines()[0][:120]
         probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the verifier's Hub "
                      "repository into it")
-    ok, why = vllm_eagle3_support(load_config(v).get("architectures") or [])
+    ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
     if not ok: probs.append(why)
     ctx = context_length(v, most=cfg.engine.max_model_len)
     if cfg.engine.max_model_len > ctx:
@@ -197,14 +197,18 @@ def _moved(old:dict)->dict:
     moved = {k: o.pop(k) for k in EAGLE31_FIELDS if k in o}
     return {**old, **moved, "draft_overrides": o} if moved else old
 
+def settings_of(cfg:RunConfig)->dict:
+    "A `RunConfig` as plain data (run_config.json, --print-config): the verifier by where it is."
+    return dataclasses.asdict(replace(cfg, verifier=cfg.verifier and str(cfg.verifier)))
+
 def check_run_dir(run_dir:Path,             # the run directory
                   cfg:RunConfig,            # the settings the stages use (`resolved`, then `with_derived`)
                   asked:RunConfig|None=None # the settings as asked (default: `cfg`): None where the run decides
                  ):
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
-    new, path = _flat(dataclasses.asdict(cfg)), run_dir/"run_config.json"
-    if not path.exists(): return write_json(path, dataclasses.asdict(cfg))
-    left = {k for k, v in _flat(dataclasses.asdict(asked or cfg)).items() if v is None} & DERIVED
+    new, path = _flat(settings_of(cfg)), run_dir/"run_config.json"
+    if not path.exists(): return write_json(path, settings_of(cfg))
+    left = {k for k, v in _flat(settings_of(asked or cfg)).items() if v is None} & DERIVED
     old, default = _flat(_moved(read_json(path))), _flat(dataclasses.asdict(RunConfig())) | BEFORE
     order = list(DONE)
     for k in sorted(set(old) | set(new)):
@@ -216,7 +220,7 @@ def check_run_dir(run_dir:Path,             # the run directory
             raise CheckpointError(f"{run_dir} was made with {k}={was!r}, this run asks for {new.get(k)!r}, and its "
                                   f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={was!r}, "
                                   f"or delete {run_dir/DONE[done[0]].split('/')[0]} to redo it")
-    write_json(path, dataclasses.asdict(cfg))
+    write_json(path, settings_of(cfg))
 
 # %% ../nbs/10_pipeline.ipynb #7cac8670
 def write_summary(run:Path,      # the run directory
@@ -230,7 +234,7 @@ def write_summary(run:Path,      # the run directory
     from eagle3_nb.evaluate import summary_md
     old = read_json(run/"summary.json")["seconds"] if (run/"summary.json").exists() else {}
     secs = {k: round(old.get(k, 0) + times.get(k, 0), 1) for k in {**old, **times}}
-    s = {"verifier": cfg.verifier, "draft": str(draft),
+    s = {"verifier": str(cfg.verifier), "draft": str(draft),
          **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
          "greedy_identical": ev["greedy_identical"],
          "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
@@ -318,9 +322,9 @@ def _speculators_copy(draft:Path, cfg:RunConfig)->str:
     "The draft in speculators' format too, where that format has one (speculators 0.9.0 has no MLA EAGLE-3 draft)."
     from eagle3_nb.convert import convert_draft
     if read_json(draft/"config.json").get("kv_lora_rank"): return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
-    vc = load_config(cfg.verifier)
+    vc = cfg.verifier.config
     out = convert_draft(draft, draft.parent/"draft-speculators", "speculators",
-                        verifier=vc.get("_name_or_path") or vc.get("name_or_path") or cfg.verifier)
+                        verifier=vc.get("_name_or_path") or vc.get("name_or_path") or str(cfg.verifier))
     return f"{out} (speculators)"
 
 def run(cfg:RunConfig,      # the settings (see `run_config` for presets)

@@ -37,7 +37,6 @@ def is_repo_id(s:str)->bool:
 def load_config(path_or_id:str|Path # directory, config.json file, or Hub repo id
                )->dict:
     "The `config.json` of a local directory or file, or of a Hub repo (config only, no weights)."
-    if isinstance(read := getattr(path_or_id, "config", None), dict): return read   # a `Verifier` (02_derive): read once
     p = Path(path_or_id)
     if p.is_dir(): return read_json(p/"config.json")
     if p.is_file() or not is_repo_id(str(path_or_id)): return read_json(p, MISSING_FIX["config.json"])

@@ -90,7 +90,7 @@ class ExtractConfig:
 
 def config_hash(verifier:str|Path)->str:
     "sha256 of the verifier's config.json (its identity for resume checks)."
-    return Verifier(verifier).config_hash
+    return Verifier.of(verifier).config_hash
 
 # %% ../nbs/05a_shards.ipynb #23fc3b95
 RESUMES = "re-run: extraction resumes from the last complete shard"   # what to do after a failed write

@@ -8,8 +8,7 @@ from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
-from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, is_mla,
-                              verifier_text_config)
+from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, Verifier)
 from .vllm_support import (head_size_support, installed_vllm, vllm_tested, kv_cache_support, mla_backend, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support, vllm_ignores)
 
@@ -91,13 +90,13 @@ OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "interme
 
 def check_against_verifier(r:Report,                      # the report the rows go to
                            s:DraftSpec,                   # the draft
-                           verifier:dict,                 # the verifier's config
+                           verifier:Verifier,             # the verifier, read once
                            reference:DraftSpec|None=None, # a reference whose choices the derivation follows
                           ):
     "Sizes fixed by the verifier, the draft's own layer against the derived convention, every tensor against vLLM's model."
     r.checks.append("verifier")
     kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size, attention="mla" if s.kv_lora_rank else "llama")
-    if s.kv_lora_rank and not is_mla(verifier_text_config(verifier)):
+    if s.kv_lora_rank and not verifier.mla:
         r.add("verifier", "attention", "mla", "llama", "error", "an MLA draft (Eagle3DeepseekV2ForCausalLM) copies an MLA "
               "verifier's attention; this verifier has plain attention: derive and train a Llama-attention draft")
         return
@@ -178,7 +177,7 @@ def check_self_consistency(r:Report, s:DraftSpec):
     for name, found, implied, fix in spec_mismatches(s): r.add("self-consistency", name, found, implied, "error", fix)
 
 # %% ../nbs/08_verify.ipynb #0637bef2
-def _check_mla_draft(r:Report, s:DraftSpec, verifier:dict, device:str, dtype:str|None, asked:str):
+def _check_mla_draft(r:Report, s:DraftSpec, verifier:Verifier, device:str, dtype:str|None, asked:str):
     "An MLA draft beside its MLA verifier: the weights vLLM's EAGLE-3 MLA layer loads; on a CPU, the latent and dtype."
     from vllm.model_executor.models.deepseek_eagle3 import DeepseekV2Eagle3Model
     fused = DeepseekV2Eagle3Model.hf_to_vllm_mapper.orig_to_new_stacked.get(".kv_a_proj_with_mqa")
@@ -196,7 +195,7 @@ def _check_mla_draft(r:Report, s:DraftSpec, verifier:dict, device:str, dtype:str
 def check_vllm(r:Report,           # the report the rows go to
                cfg:dict,           # the draft's config.json
                s:DraftSpec,        # the draft
-               verifier:dict,      # the verifier's config
+               verifier:Verifier,  # the verifier, read once
                device:str="auto",  # where vLLM will serve: cpu, cuda, or auto (the installed vLLM's platform)
                dtype:str|None=None,# the dtype vLLM will serve in; None: any it can
               ):
@@ -211,9 +210,9 @@ def check_vllm(r:Report,           # the report the rows go to
     if device == "auto":
         from vllm.platforms import current_platform
         device = "cuda" if current_platform.device_type == "cuda" else "cpu"
-    ok, why = vllm_eagle3_support(verifier.get("architectures") or [])
+    ok, why = vllm_eagle3_support(verifier.config.get("architectures") or [])
     if not ok:
-        r.add("vllm", "verifier architectures", verifier.get("architectures"), "a SupportsEagle3 model class", "error", why)
+        r.add("vllm", "verifier architectures", verifier.config.get("architectures"), "a SupportsEagle3 model class", "error", why)
     if cfg.get("model_type") == "deepseek_v3":
         r.add("vllm", "model_type", "deepseek_v3", "deepseek_v2", "error", f"vLLM {vllm.__version__}'s speculative config "
               "turns a deepseek_v3 draft into a DeepSeek MTP draft before EAGLE-3 sees it: write model_type deepseek_v2 "
@@ -232,14 +231,14 @@ def check_vllm(r:Report,           # the report the rows go to
     ok, why = kv_cache_support(verifier, s, device)
     if not ok:
         r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
-    if is_mla(verifier_text_config(verifier)) and device == "cpu": check_mla_serving(r, verifier, dtype, here=asked == "cpu")
+    if verifier.mla and device == "cpu": check_mla_serving(r, verifier, dtype, here=asked == "cpu")
     ok, why = moe_routing(verifier)
-    if not ok: r.add("vllm", "scoring_func", verifier_text_config(verifier).get("scoring_func"), "sigmoid", "warning", why)
+    if not ok: r.add("vllm", "scoring_func", verifier.text.get("scoring_func"), "sigmoid", "warning", why)
     _check_positions(r, cfg, verifier, vllm.__version__)
 
-def _check_positions(r:Report, cfg:dict, verifier:dict, version:str):
+def _check_positions(r:Report, cfg:dict, verifier:Verifier, version:str):
     "A draft trained on fewer positions than the verifier serves: raised by vLLM (a warning) or read out of bounds."
-    serve = verifier_text_config(verifier).get("max_position_embeddings")
+    serve = verifier.text.get("max_position_embeddings")
     mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
     if mpe and serve and mpe < serve:
         from vllm.config.speculative import SpeculativeConfig
@@ -255,12 +254,12 @@ def _check_positions(r:Report, cfg:dict, verifier:dict, version:str):
 # %% ../nbs/08_verify.ipynb #4f33e339
 def check_aux_ids(r:Report,              # the report the rows go to
                   s:DraftSpec,           # the draft's spec
-                  verifier:dict,         # the verifier's config
+                  verifier:Verifier,     # the verifier, read once
                   manifest:dict|None,    # the training data's manifest (its aux ids); None: not given
                  ):
     "Aux layer ids inside the verifier's depth, and the same ids and convention as the training data."
     r.checks.append("aux-layers")
-    L = verifier_text_config(verifier)["num_hidden_layers"]
+    L = verifier.num_hidden_layers
     bad = [k for k in (s.aux_layer_ids or []) if not 0 <= k < L]
     if bad:
         r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, f"ids in 0..{L - 1}", "error",
@@ -284,7 +283,7 @@ def check_template(r:Report,              # the report the rows go to
 
 # %% ../nbs/08_verify.ipynb #805f638d
 def check_mla_serving(r:Report,           # the report the rows go to
-                      verifier:dict,      # the verifier's config (an MLA text model)
+                      verifier:Verifier,  # the verifier (an MLA text model)
                       dtype:str|None=None,# the dtype vLLM will serve in; None: bfloat16 or float32, whichever it can
                       here:bool=True,     # the user serves on this CPU (`--device cpu`); False: a note, not an error
                       dense:bool=True,    # the draft's attention is dense (Llama); False: MLA, on the verifier's backend
@@ -348,7 +347,7 @@ def check_reference(r:Report,    # the report the rows go to
 
 # %% ../nbs/08_verify.ipynb #761908cf
 def verify(checkpoint:str|Path,                     # draft directory (or Hub id)
-           verifier:str|Path|dict,                  # verifier config (dict, directory, config.json or Hub id)
+           verifier:Verifier|str|Path|dict,         # the verifier (a `Verifier`, config dict, directory, config.json or Hub id)
            reference:str|Path|DraftSpec|None=None,  # reference draft
            data:str|Path|None=None,                 # extraction directory the draft was trained on (conventions, embedding)
            device:str="auto",                       # where vLLM will serve it: cpu, cuda, auto (the installed vLLM's platform)
@@ -360,20 +359,23 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
     try:
         cfg = load_config(checkpoint)
         s = inspect_draft(checkpoint, strict=False)
-        vcfg = verifier if isinstance(verifier, dict) else load_config(verifier)
         ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)
     except CheckpointError as e:
         r.add("load", str(checkpoint), "unreadable", "a draft checkpoint", "error", str(e))
+        return r
+    try: v = Verifier.of(verifier)
+    except CheckpointError as e:
+        r.add("load", "verifier", "unreadable", "a verifier config", "error", str(e))
         return r
     if s.tensors is None:
         r.add("load", "weights", None, "model.safetensors", "warning", "config only: tensor shapes could not be checked")
     check_format(r, cfg, s)
     check_self_consistency(r, s)
-    check_against_verifier(r, s, vcfg, ref)
-    check_vllm(r, cfg, s, vcfg, device, dtype)
+    check_against_verifier(r, s, v, ref)
+    check_vllm(r, cfg, s, v, device, dtype)
     from eagle3_nb.shards import read_manifest
     man = read_manifest(data) if data else None
-    check_aux_ids(r, s, vcfg, man)
+    check_aux_ids(r, s, v, man)
     check_template(r, man, chat_template_kwargs)
     if Path(str(checkpoint)).is_dir():
         check_vocab_maps(r, Path(checkpoint), s)

@@ -12,8 +12,8 @@ import torch
 from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connector import (
     ExampleHiddenStatesConnector, cleanup_hidden_states, extract_from_kv_cache, load_hidden_states)
 from .core import Eagle3Error, atomic_write, logger, read_tensors, torch_dtype
-from .reference import load_config, load_tensor_table
-from .derive import Verifier, resolve_aux_layer_ids, verifier_text_config
+from .reference import load_tensor_table
+from .derive import Verifier, resolve_aux_layer_ids
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
 from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, parse_shard, part_dir, part_path,
                                     producer_share, read_jsonl_resumable, sampling_params, vllm_answer, within_context)
@@ -92,7 +92,7 @@ def verifier_head(verifier:str|Path)->dict:
     "`norm.weight`, `lm_head.weight` and `embed_tokens.weight` of a verifier directory, read by name from its safetensors."
     names = list(load_tensor_table(verifier) or {})
     found = {k: _one(names, k, verifier) for k in ("norm.weight", "lm_head.weight", "embed_tokens.weight")}
-    if found["lm_head.weight"] is None and verifier_text_config(verifier).get("tie_word_embeddings", True):
+    if found["lm_head.weight"] is None and Verifier.of(verifier).text.get("tie_word_embeddings", True):
         found["lm_head.weight"] = found["embed_tokens.weight"]   # tied: the output head is the embedding
     if missing := [k for k, v in found.items() if v is None]:
         raise Eagle3Error(f"{verifier}: no tensor named like {missing} in its safetensors; "
@@ -105,12 +105,12 @@ class VLLMCapture:
     "The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector stores, one file each."
     def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, store:str|Path):
         from eagle3_nb.vllm_support import vllm_eagle3_support
-        vc = load_config(verifier)
-        ok, why = vllm_eagle3_support(vc.get("architectures") or [])
+        v = Verifier.of(verifier)
+        ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
         if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; or extract with "
                                      "backend='transformers'")
-        L = verifier_text_config(vc)["num_hidden_layers"]
-        self.verifier, self.store, self.n, self.dt = Verifier(verifier), Path(store), len(layer_ids), torch_dtype(cfg.dtype)
+        L = v.num_hidden_layers
+        self.verifier, self.store, self.n, self.dt = v, Path(store), len(layer_ids), torch_dtype(cfg.dtype)
         self.layer_ids = list(layer_ids)
         shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never read
         ctx = cfg.engine.max_model_len or context_length(verifier, most=cfg.max_len and cfg.max_len + 1)
@@ -189,9 +189,9 @@ class DecodeCapture:
         if llm is None and not decode_capture_possible(cfg.engine):
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
-        L = verifier_text_config(verifier)["num_hidden_layers"]
+        L = Verifier.of(verifier).text["num_hidden_layers"]
         layer_ids = resolve_aux_layer_ids(layer_ids, L)
-        self.verifier, self.dt = Verifier(verifier), torch_dtype(cfg.dtype)
+        self.verifier, self.dt = Verifier.of(verifier), torch_dtype(cfg.dtype)
         self.layer_ids, self.n = list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
         self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config
@@ -258,7 +258,7 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
                 )->dict:
     "Shards of the answers `outs` (the verifier's own tokens) with the states `cap` captured for them; returns the manifest."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    tc = verifier_text_config(verifier)
+    tc = Verifier.of(verifier).text
     man = write_manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
     save_head(out, cap)
     fed = [generated_sample(o.prompt_token_ids, o.outputs[0].token_ids) for o in outs]   # the last token: never fed back
@@ -298,7 +298,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     i, n = parse_shard(rcfg.shard)   # a producer: its share of the prompts, into its own part of both outputs
     records, conversations = producer_share(records, i, n, rcfg.engine.seed), part_path(Path(conversations), i, n)
     out = part_dir(Path(out), i, n); out.mkdir(parents=True, exist_ok=True)
-    tc = verifier_text_config(verifier)
+    tc = Verifier.of(verifier).text
     L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = write_manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from .core import Eagle3Error, cpu_amx_switch, torch_dtype
 from .reference import DraftSpec
-from .derive import EAGLE31_FIELDS, is_mla, verifier_text_config
+from .derive import EAGLE31_FIELDS, Verifier
 from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0
@@ -180,7 +180,7 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     from vllm.config import CacheConfig
     from vllm.v1.attention.backends.utils import get_supported_kv_cache_layouts, resolve_kv_cache_layout
     from vllm.v1.core.kv_cache_utils import get_kv_cache_groups
-    tc, dt = verifier_text_config(verifier), torch_dtype(dtype)
+    tc, dt = Verifier.of(verifier).text, torch_dtype(dtype)
     types = tc.get("layer_types") or ["full_attention"] * tc["num_hidden_layers"]
     mla = tc.get("kv_lora_rank") is not None
     specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get("sliding_window") if "sliding" in t else None)
@@ -242,7 +242,7 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
     "(ok, reason): whether the installed vLLM serves this MLA verifier in `dtype` on `device`, with a draft if asked."
     import vllm
     from vllm.v1.worker.utils import select_common_block_size
-    tc, v = verifier_text_config(verifier), f"vLLM {vllm.__version__}"
+    tc, v = Verifier.of(verifier).text, f"vLLM {vllm.__version__}"
     if device != "cpu": return True, f"not checked: {v}'s MLA backends are asked on cpu only"
     name, mla = mla_backend(device, dtype)
     if torch_dtype(dtype) not in mla.supported_dtypes:
@@ -284,13 +284,13 @@ def serving_dtype(verifier:dict,     # the verifier's config
                  )->str:
     "The dtype vLLM serves `verifier` and a draft in: on a CPU, for an MLA verifier, one the installed vLLM pairs."
     dt = ("float32" if device == "cpu" else "bfloat16") if dtype == "auto" else dtype
-    if device == "cpu" and is_mla(verifier_text_config(verifier)): dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
+    if device == "cpu" and Verifier.of(verifier).mla: dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
     return dt
 
 # %% ../nbs/03b_vllm_support.ipynb #099005a8
 def moe_routing(verifier:dict)->tuple[bool, str]:
     "(same, reason): whether vLLM scores a DeepSeek-V3 verifier's experts as `transformers` does (a sigmoid)."
-    tc = verifier_text_config(verifier)
+    tc = Verifier.of(verifier).text
     v3 = tc.get("model_type") in ("deepseek_v3", "kimi_k2") or tc.get("topk_method") == "noaux_tc"
     if not (v3 and tc.get("n_routed_experts")): return True, "no DeepSeek-V3 router"
     if tc.get("scoring_func", "softmax") == "sigmoid": return True, "sigmoid expert scores, as transformers computes"

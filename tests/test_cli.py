@@ -149,7 +149,7 @@ def test_help_is_complete_for_every_subcommand(run):
 
 def test_run_stops_before_work_on_bad_input(tmp_path, run):
     "An architecture vLLM cannot speculate on, an empty prompt file, a misspelt setting: one line, exit 2, run dir untouched."
-    from eagle3_nb.embedded import smollm2_as
+    from eagle3_nb.testing.verifiers import smollm2_as
     r = run("run", "--verifier", smollm2_as("mixtral"), "--run-dir", tmp_path/"a", "--device", "cpu")
     last = r.stderr.strip().splitlines()[-1]   # vLLM prints a line of its own at import
     assert r.returncode == 2 and last.startswith("eagle3: error: pre-flight") and "SupportsEagle3" in last, r.stderr

@@ -9,8 +9,8 @@ def test_export_matches_notebooks(tmp_path):
     shutil.copy(ROOT/"settings.ini", tmp_path)
     exe = Path(sys.executable).parent/"nbdev_export"
     subprocess.run([str(exe)], cwd=tmp_path, check=True)
-    here = sorted(p.relative_to(ROOT/"eagle3_nb") for p in (ROOT/"eagle3_nb").glob("*.py"))
-    there = sorted(p.relative_to(tmp_path/"eagle3_nb") for p in (tmp_path/"eagle3_nb").glob("*.py"))
+    here = sorted(p.relative_to(ROOT/"eagle3_nb") for p in (ROOT/"eagle3_nb").rglob("*.py"))
+    there = sorted(p.relative_to(tmp_path/"eagle3_nb") for p in (tmp_path/"eagle3_nb").rglob("*.py"))
     assert here == there, f"modules differ: {set(here) ^ set(there)}"
     stale = [str(p) for p in here if not filecmp.cmp(ROOT/"eagle3_nb"/p, tmp_path/"eagle3_nb"/p, shallow=False)]
     assert not stale, f"eagle3_nb/ differs from the notebooks in {stale}: run nbdev_export and commit"
@@ -19,7 +19,7 @@ def test_no_module_imports_a_private_name_of_another():
     "a name one module shares with another is public (no leading underscore): the notebooks document it as such"
     import ast
     found = []
-    for f in sorted((ROOT/"eagle3_nb").glob("*.py")) + sorted((ROOT/"bench").glob("*.py")):
+    for f in sorted((ROOT/"eagle3_nb").rglob("*.py")) + sorted((ROOT/"bench").glob("*.py")):
         for n in ast.walk(ast.parse(f.read_text())):
             if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").split(".")[0] == "eagle3_nb"):
                 found += [f"{f.relative_to(ROOT)}:{n.lineno} {a.name}" for a in n.names

@@ -11,7 +11,7 @@ QUICK = {"05b_extract"}
 @pytest.fixture(scope="module")
 def verifier(tmp_path_factory):
     "SmolLM2 re-packed as a Llama whose explicit head_dim (128) is not hidden_size / num_attention_heads (64), renamed."
-    from eagle3_nb.embedded import smollm2_as
+    from eagle3_nb.testing.verifiers import smollm2_as
     d = tmp_path_factory.mktemp("v")/"my-verifier"
     shutil.copytree(smollm2_as("llama-hd128"), d)
     return d
