@@ -12,8 +12,8 @@ from pathlib import Path
 __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
            'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'Eagle3Error', 'CheckpointError',
            'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files',
-           'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'check_types',
-           'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
+           'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'writer_active',
+           'check_types', 'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -263,6 +263,17 @@ def _tidy(path:Path, lock:Path, made:list):
 def _holder(note:Path)->dict:
     try: return read_json(note)
     except (Eagle3Error, OSError): return {}   # written by nobody yet, or cut short
+
+def writer_active(path:str|Path)->bool:
+    "Whether a writer holds `path`'s lock (`writer_lock`) now: tried without waiting, and let go at once where free."
+    from filelock import FileLock, Timeout
+    lock = _lock_files(Path(path))[0]
+    if not lock.exists(): return False
+    fl = FileLock(str(lock))
+    try: fl.acquire(timeout=0)
+    except Timeout: return True
+    fl.release()
+    return False
 
 # %% ../nbs/00_core.ipynb #72ff4850
 ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in the CPU presets

@@ -8,14 +8,15 @@ import dataclasses, os, sys, time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json, write_json,
-                            writer_lock)
+                            writer_active, writer_lock)
 from .reference import inspect_draft, save_spec
 from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
                               derived_spec)
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
-from .regeneration import RegenConfig, read_jsonl_resumable, regenerate
+from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
+                                    regenerate)
 from .shards import ExtractConfig
 from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
@@ -28,7 +29,7 @@ _log = logger("pipeline")
 # %% auto #0
 __all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
            'deep_merge', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir', 'write_summary',
-           'with_derived', 'preflight', 'run']
+           'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -50,6 +51,8 @@ class RunConfig:
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
     draft_vocab_size: int|None = None # None: the reference's, else min(32000, vocab)
     aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
+    shard: str|None = None          # "I/N": this process makes share I of N of the data, one `eagle3 run --shard I/N` per
+                                    # producer (each its own vLLM); producer 0 then trains, verifies and evaluates on all
     capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     fc_norm: bool|None = None       # EAGLE-3.1: an RMSNorm of each aux state before fc; None: the reference's, else no
@@ -73,19 +76,23 @@ class RunConfig:
             raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
         if self.capture not in ("auto", "decode", "connector", "extract"):
             raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
-        for s in ("regenerate", "extract"):
-            if getattr(self, s).shard is not None:
-                raise Eagle3Error(f"{s}.shard: `eagle3 run` is one producer; several split the work with `eagle3 "
-                                  "regenerate --shard I/N` (then `eagle3 extract --shard I/N`) each, and `eagle3 train` "
-                                  "reads the parts together")
+        for s in ("regenerate", "extract"):   # `resolved` sets both from the run's own `shard`
+            if getattr(self, s).shard not in (None, self.shard if s == "regenerate" else None):
+                raise Eagle3Error(f"{s}.shard: `eagle3 run` splits its data with its own shard, one run a producer "
+                                  "(`--shard I/N`), regeneration and extraction alike")
+        if self.shard is not None:
+            parse_shard(self.shard)
+            if "self" in self.prompt_source.split("+"):
+                raise Eagle3Error("shard: every producer would write its own prompts (prompt_source self); give "
+                                  "prompt_source a file or dataset, the one list of prompts all producers split")
 
 SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
 
 # %% ../nbs/10_pipeline.ipynb #98c35b3b
 # the sections' fields `resolved` sets from the run's own settings (device, dtypes, engine, answer length, aux layers):
 # not settings of a run, so not flags of `eagle3 run` (the test below checks that each is decided here)
-DECIDED = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens",
-           "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "train.device")
+DECIDED = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens", "regenerate.shard",
+           "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "extract.shard", "train.device")
 
 def resolved(cfg:RunConfig)->RunConfig:
     "`cfg` with device, dtypes and the verifier path decided for this machine."
@@ -107,9 +114,10 @@ def resolved(cfg:RunConfig)->RunConfig:
             cap = "decode" if decode_capture_possible(eng, cpu=dev == "cpu") else "extract"
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng, capture=cap,
                    eval_max_tokens=cfg.eval_max_tokens or cfg.max_new_tokens or ANSWER_TOKENS,
-                   regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens),
+                   regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens,
+                                      shard=cfg.shard),   # the run's producers split regeneration and extraction alike
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len,
-                                   engine=eng),
+                                   engine=eng, shard=None),
                    train=replace(cfg.train, device=dev).decided())   # run_config.json records what ran
 
 # %% ../nbs/10_pipeline.ipynb #ea58378a
@@ -169,7 +177,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
             "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train",
-            "prompt_source": "regenerate", "capture": "regenerate",
+            "prompt_source": "regenerate", "capture": "regenerate", "shard": "regenerate",
             "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
             "eval_max_tokens": "evaluate",
@@ -181,7 +189,7 @@ DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.
 BEFORE = {"capture": "extract",   # what a run_config.json written before a setting existed did, where not its default
           "fc_norm": False, "norm_output": False}
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
-           "train.log_to",
+           "train.log_to", "regenerate.shard",   # the run's `shard` again (producer 0 records and checks it)
            "train.draft_vocab_size"}   # a copy of draft_vocab_size that earlier versions recorded (and did not always use)
 
 def _flat(d:dict, pre:str="")->dict:
@@ -269,8 +277,8 @@ class _Stage:
             _log.info(f"[{self.name}: {self.times[self.name]} s]")
 
 # %% ../nbs/10_pipeline.ipynb #d9890a84
-def _derive(cfg:RunConfig, run:Path):
-    "The draft config (overrides applied) and its files; stops on any verifier pre-flight problem."
+def _derive(cfg:RunConfig, run:Path, files:bool=True):
+    "The draft config (overrides applied) and, with `files`, its files; stops on any verifier pre-flight problem."
     V = cfg.verifier.vocab_size
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
@@ -278,9 +286,10 @@ def _derive(cfg:RunConfig, run:Path):
                             attention=cfg.draft_attention)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
-    d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
-    if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
-    _log.info("\n".join(f"- {n}" for n in d.notes))
+    if files:   # producer 0's (`RunConfig.shard`): one writer of the run's own files
+        d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
+        if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
+        _log.info("\n".join(f"- {n}" for n in d.notes))
     return d.config
 
 def with_derived(cfg:RunConfig, config)->RunConfig:
@@ -332,29 +341,58 @@ def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
        )->dict:
     "Every stage for `cfg.verifier` into `run_dir`, resumable, one writer at a time; returns (and writes) `summary.json`."
     argv = " ".join(["eagle3"] + sys.argv[1:]) if Path(sys.argv[0]).name == "eagle3" else f"pipeline.run in pid {os.getpid()}"
-    with writer_lock(run_dir, argv): return _run(cfg, run_dir)
+    i, n = parse_shard(cfg.shard)   # producer 0 holds the run directory, producer I its own part
+    with writer_lock(Path(run_dir) if i == 0 else part_path(Path(run_dir)/"conversations.jsonl", i, n), argv):
+        return _run(cfg, run_dir)
 
-def _data(cfg:RunConfig, run:Path, times:dict):
-    "The training data: the prompts' answers regenerated by the verifier, and their aux layers' hidden states."
-    ext = cfg.extract
+def _data(cfg:RunConfig, run:Path, times:dict)->list:
+    "The training data: the prompts' answers regenerated by the verifier, and their aux layers' hidden states; this run's\n"
+    "records (every producer's: `RunConfig.shard`), each producer answering and storing its share into its own part."
+    ext, (i, n) = cfg.extract, parse_shard(cfg.shard)
     one = cfg.capture != "extract"   # answers and their states from one vLLM session
     states = f", states of aux layers {ext.layer_ids} ({cfg.capture})" if one else ""
+    who = f", producer {i} of {n}" if n > 1 else ""
     with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
-                                     f"{cfg.data_dtype}{states}"):
+                                     f"{cfg.data_dtype}{states}{who}"):
         held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout")]
         train_p = source_records(cfg.prompt_source, cfg.prompts, cfg.verifier, run, held,
                                  SelfPromptConfig(dtype=cfg.data_dtype, engine=cfg.engine))
-        sampled = sampled_copies(train_p, cfg.samples_per_prompt, cfg.sample_temperature)
+        records = train_p + sampled_copies(train_p, cfg.samples_per_prompt, cfg.sample_temperature)
         if one:
             from eagle3_nb.vllm_extract import regenerate_and_extract
-            _log.info(regenerate_and_extract(train_p + sampled, cfg.verifier, run/"conversations.jsonl", run/"hidden_states",
+            _log.info(regenerate_and_extract(records, cfg.verifier, run/"conversations.jsonl", run/"hidden_states",
                                          cfg.regenerate, ext, capture=cfg.capture))
-        else: regenerate(train_p + sampled, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
+        else: regenerate(records, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
     if not one:
-        with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}"):
-            want = {r["id"] for r in train_p + sampled}   # only this run's records
-            recs = [r for r in read_jsonl_resumable(run/"conversations.jsonl") if r["id"] in want]
-            _log.info(extract(recs, cfg.verifier, run/"hidden_states", ext))
+        with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}{who}"):
+            want = {r["id"] for r in producer_share(records, i, n, cfg.regenerate.engine.seed)}   # this run's, its share
+            recs = [r for r in read_jsonl_resumable(part_path(run/"conversations.jsonl", i, n)) if r["id"] in want]
+            _log.info(extract(recs, cfg.verifier, part_dir(run/"hidden_states", i, n), ext))
+    return records
+
+def parts_left(cfg:RunConfig, # the run's settings (its `shard`: how many producers)
+               run:Path,      # the run directory
+               records:list,  # the run's records, every producer's (`_data`)
+              )->list[str]:
+    "The producers' parts of the data not finished yet, each with its count and whether a producer is writing it."
+    n, left = parse_shard(cfg.shard)[1], []
+    for j in range(n):
+        want = {r["id"] for r in producer_share(records, j, n, cfg.regenerate.engine.seed)}
+        m = part_dir(run/"hidden_states", j, n)/"manifest.json"
+        have = {x for s in read_json(m)["shards"] for x in s["ids"] + s["skipped_ids"]} if m.exists() else set()
+        if want - have:
+            busy = writer_active(part_path(run/"conversations.jsonl", j, n))
+            left.append(f"part {j} of {n}: {len(want & have)} of {len(want)} samples" + ("" if busy else
+                        f", no producer writing it (start `eagle3 run --shard {j}/{n}` with this run's settings)"))
+    return left
+
+def wait_for_parts(cfg:RunConfig, run:Path, records:list, poll:float=30.0):
+    "Return once every producer's part of the data is finished; says which are not, when that changes or every 10 minutes."
+    said, t = None, 0.0
+    while left := parts_left(cfg, run, records):
+        if left != said or time.monotonic() - t > 600:
+            _log.info(f"producer 0 waits for: {'; '.join(left)}"); said, t = left, time.monotonic()
+        time.sleep(poll)
 
 def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.train import train
@@ -368,14 +406,21 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
               f"{mla_dtype(cfg.verifier, cfg.eval_dtype)[1]}")
     if not (routing := moe_routing(cfg.verifier))[0]: _log.warning(routing[1])
     run.mkdir(parents=True, exist_ok=True)
+    i, n = parse_shard(cfg.shard)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
-        config = _derive(cfg, run)
+        config = _derive(cfg, run, files=i == 0)
         cfg = with_derived(cfg, config)
-        check_run_dir(run, cfg, asked)
-    if cfg.preflight_steps:
+        if i == 0: check_run_dir(run, cfg, asked)
+    if cfg.preflight_steps and i == 0:
         with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
             preflight(cfg, config, run)
-    _data(cfg, run, times)
+    records = _data(cfg, run, times)
+    if i:   # one of several producers: its share is written; producer 0 trains on every part
+        _log.info(f"producer {i} of {n}: its share of the data is in {part_dir(run/'hidden_states', i, n)}; producer 0 "
+                  "trains, verifies and evaluates once every part is written")
+        return {"producer": cfg.shard, "data": str(part_dir(run/"hidden_states", i, n)), "seconds": times}
+    if n > 1:
+        with _Stage(times, "wait", f"the other producers' parts of the data ({n - 1})"): wait_for_parts(cfg, run, records)
     with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
                                 f"{cfg.train.precision}"):
         tr = train(run/"hidden_states", config, run/"train", cfg.train)
