@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_regeneration.ipynb #4bbec49c
 from __future__ import annotations
-import itertools, json, os, warnings
+import itertools, json, os, warnings, zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -15,7 +15,7 @@ from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 # %% auto #0
 __all__ = ['RegenConfig', 'read_jsonl_resumable', 'parse_shard', 'launcher_shard', 'producer_share', 'part_path', 'part_dir',
            'answer_parts', 'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
-           'sampling_params', 'vllm_answer']
+           'record_seed', 'sampling_params', 'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
 @dataclass
@@ -188,11 +188,18 @@ def _hf_generate(todo, verifier, cfg, bar):
         yield batch, got
 
 # %% ../nbs/05_regeneration.ipynb #b8286b30
+def record_seed(record:dict, seed:int)->int:
+    "A sampled answer's own seed, from the run's seed and the record's id: the same answer whichever producer or batch draws it."
+    return zlib.crc32(f"{seed}/{record['id']}".encode())
+
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
-    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s), `cfg.max_new_tokens` (None: vLLM's own "
-    "rule, to the context's end), `extra`."
+    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s) and, sampled, its own seed (`record_seed`), "
+    "`cfg.max_new_tokens` (None: vLLM's own rule, to the context's end), `extra`."
     from vllm import SamplingParams
-    return [SamplingParams(max_tokens=cfg.max_new_tokens, temperature=_temperature(r, cfg), **extra) for r in records]
+    def own(r:dict)->dict:
+        t = _temperature(r, cfg)
+        return {"temperature": t, "seed": record_seed(r, cfg.engine.seed) if t > 0 else None}
+    return [SamplingParams(max_tokens=cfg.max_new_tokens, **(own(r) | extra)) for r in records]
 
 def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
