@@ -9,8 +9,8 @@ from pathlib import Path
 from .core import Eagle3Error
 
 # %% auto #0
-__all__ = ['add_fields', 'given', 'engine_options', 'engine_config', 'load_cli_config', 'subparsers', 'parse_with_config',
-           'run_settings']
+__all__ = ['field_docs', 'add_fields', 'given', 'engine_options', 'engine_config', 'load_cli_config', 'subparsers',
+           'parse_with_config', 'run_settings']
 
 # %% ../nbs/11a_options.ipynb #094fbfd0
 def _parse_value(t:str):
@@ -30,14 +30,23 @@ def _bool(s:str, opt:bool)->bool|None:
     return v[s.lower()]
 
 # %% ../nbs/11a_options.ipynb #513c912d
+def field_docs(cls)->dict:
+    "Each field's comment in `cls`'s source, with the comment-only lines under it (a comment that runs on) joined."
+    import inspect, re
+    docs, last = {}, None
+    for line in inspect.getsource(cls).splitlines():
+        if m := re.match(r"\s+(\w+)\s*:[^#]*#\s?(.*)", line): last = m[1]; docs[last] = m[2].strip()
+        elif last and (m := re.match(r"\s+#\s?(.*)", line)): docs[last] += " " + m[1].strip()
+        else: last = None
+    return docs
+
 def add_fields(p:argparse.ArgumentParser, # the (sub)parser
                cls,                       # a settings dataclass
                prefix:str="",             # "train." for a nested section
                skip:tuple=(),             # fields set by other means (dotted names for nested ones)
                flat:tuple=()):            # nested sections whose flags carry no prefix
     "One `--flag` per field of `cls` (nested dataclass fields recursively), help from the field comments."
-    from fastcore.docments import docments
-    docs, hints = docments(cls), typing.get_type_hints(cls)
+    docs, hints = field_docs(cls), typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         if f"{prefix}{f.name}" in skip: continue
         if dataclasses.is_dataclass(hints[f.name]):

@@ -51,8 +51,7 @@ class RunConfig:
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
     draft_vocab_size: int|None = None # None: the reference's, else min(32000, vocab)
     aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
-    shard: str|None = None          # "I/N": this process makes share I of N of the data, one `eagle3 run --shard I/N` per
-                                    # producer (each its own vLLM); producer 0 then trains, verifies and evaluates on all
+    shard: str|None = None          # "I/N": producer I of N of the data, one run a node; producer 0 then trains on all
     capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     fc_norm: bool|None = None       # EAGLE-3.1: an RMSNorm of each aux state before fc; None: the reference's, else no

@@ -193,12 +193,16 @@ def record_seed(record:dict, seed:int)->int:
     return zlib.crc32(f"{seed}/{record['id']}".encode())
 
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
-    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s) and, sampled, its own seed (`record_seed`), "
-    "`cfg.max_new_tokens` (None: vLLM's own rule, to the context's end), `extra`."
+    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s) and, sampled on a GPU, its own seed "
+    "(`record_seed`), `cfg.max_new_tokens` (None: vLLM's own rule, to the context's end), `extra`."
     from vllm import SamplingParams
+    from vllm.platforms import current_platform
+    # vLLM 0.32 on a CPU rewinds a seeded request's generator after a partial prefill, which a CPU generator cannot
+    # ("CPU Generator does not use offset"): there sampled answers draw from the engine's own stream
+    seeded = not current_platform.is_cpu()
     def own(r:dict)->dict:
         t = _temperature(r, cfg)
-        return {"temperature": t, "seed": record_seed(r, cfg.engine.seed) if t > 0 else None}
+        return {"temperature": t, "seed": record_seed(r, cfg.engine.seed) if t > 0 and seeded else None}
     return [SamplingParams(max_tokens=cfg.max_new_tokens, **(own(r) | extra)) for r in records]
 
 def _vllm_generate(todo, verifier, cfg, bar):
