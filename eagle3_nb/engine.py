@@ -99,11 +99,12 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a `kv_transfer_config`
     "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
     vllm_env()
+    model = Verifier.of(model)   # read once here for every question below (handed on unchanged where it is one)
     from vllm import LLM
     from vllm.platforms import current_platform
     cpu = current_platform.is_cpu()
     kw = vllm_args(model, dtype, engine, draft, k, cpu)
-    if cpu and draft and Verifier.of(model).mla: _log.info(mla_pair_line(dtype, draft))
+    if cpu and draft and model.mla: _log.info(mla_pair_line(dtype, draft))
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "

@@ -12,7 +12,7 @@ from .core import torch_dtype
 from .derive import resolve_aux_layer_ids, Verifier
 from .embedded import load_tokenizer
 from .regeneration import parse_shard, part_dir, producer_share
-from .shards import (ExtractConfig, read_conversations, write_manifest, save_head, shard_chunks, summarize,
+from .shards import (ExtractConfig, done_ids, read_conversations, write_manifest, save_head, shard_chunks, summarize,
                               token_bytes, write_shard)
 
 # %% auto #0
@@ -82,7 +82,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     L, tok = tc["num_hidden_layers"], load_tokenizer(verifier, cfg.engine.trust_remote_code)
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = write_manifest(out, verifier, tc, cfg, layer_ids)
-    done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
+    done = done_ids(man)
     todo, ntok = [r for r in recs if r["id"] not in done], 0
     if not todo and (out/"verifier_head.safetensors").exists(): return summarize(out)
     if cfg.backend == "vllm":

@@ -17,7 +17,7 @@ from .engine import EngineConfig, auto_dtype, context_length, precision_reason
 from .prompts import prompt_records, sampled_copies
 from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
                                     regenerate)
-from .shards import ExtractConfig
+from .shards import ExtractConfig, done_ids
 from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
@@ -378,7 +378,7 @@ def parts_left(cfg:RunConfig, # the run's settings (its `shard`: how many produc
     for j in range(n):
         want = {r["id"] for r in producer_share(records, j, n, cfg.regenerate.engine.seed)}
         m = part_dir(run/"hidden_states", j, n)/"manifest.json"
-        have = {x for s in read_json(m)["shards"] for x in s["ids"] + s["skipped_ids"]} if m.exists() else set()
+        have = done_ids(read_json(m)) if m.exists() else set()
         if want - have:
             busy = writer_active(part_path(run/"conversations.jsonl", j, n))
             left.append(f"part {j} of {n}: {len(want & have)} of {len(want)} samples" + ("" if busy else

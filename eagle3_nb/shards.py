@@ -16,8 +16,8 @@ from .regeneration import answer_parts, parse_shard, read_answers
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
-           'ExtractConfig', 'config_hash', 'write_manifest', 'fit_sample', 'token_bytes', 'shard_chunks', 'save_head',
-           'write_shard', 'read_conversations', 'summarize', 'read_sample', 'part_dirs', 'read_manifest',
+           'ExtractConfig', 'config_hash', 'write_manifest', 'done_ids', 'fit_sample', 'token_bytes', 'shard_chunks',
+           'save_head', 'write_shard', 'read_conversations', 'summarize', 'read_sample', 'part_dirs', 'read_manifest',
            'HiddenStates']
 
 # %% ../nbs/05a_shards.ipynb #b399a667
@@ -121,6 +121,10 @@ def write_manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
                                       f"directory, or {k}={was}")
         return old
     return m
+
+def done_ids(man:dict)->set:
+    "The sample ids a manifest's shards hold or skipped: what a resumed (or waited-for) extraction need not make again."
+    return {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
 
 # %% ../nbs/05a_shards.ipynb #00de564b
 def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None:

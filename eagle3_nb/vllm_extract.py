@@ -17,7 +17,7 @@ from .derive import Verifier, resolve_aux_layer_ids
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
 from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, parse_shard, part_dir, part_path,
                                     producer_share, read_jsonl_resumable, sampling_params, vllm_answer, within_context)
-from .shards import (ExtractConfig, HiddenStates, write_manifest, save_head, fit_sample, generated_sample, summarize,
+from .shards import (ExtractConfig, HiddenStates, done_ids, write_manifest, save_head, fit_sample, generated_sample, summarize,
                               write_shard)
 _log = logger("vllm_extract")
 
@@ -189,9 +189,10 @@ class DecodeCapture:
         if llm is None and not decode_capture_possible(cfg.engine):
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
-        L = Verifier.of(verifier).text["num_hidden_layers"]
+        v = Verifier.of(verifier)
+        L = v.num_hidden_layers
         layer_ids = resolve_aux_layer_ids(layer_ids, L)
-        self.verifier, self.dt = Verifier.of(verifier), torch_dtype(cfg.dtype)
+        self.verifier, self.dt = v, torch_dtype(cfg.dtype)
         self.layer_ids, self.n = list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
         self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config
@@ -302,7 +303,7 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
     layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
     man = write_manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
-    done = {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
+    done = done_ids(man)
     if dropped := keep_stored(Path(conversations), done):
         _log.info(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
     todo = [r for r in records if r["id"] not in done]
