@@ -130,6 +130,9 @@ def _writer(a, argv:list|None):
         from eagle3_nb.regeneration import parse_shard, part_dir, part_path
         i, n = parse_shard(getattr(a, "shard", None))
         return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
+    if out and a.cmd == "online" and getattr(a, "extract.shard", None):   # an online producer of several: its own lock
+        from eagle3_nb.regeneration import parse_shard, part_path
+        return writer_lock(part_path(Path(out)/"stream"/"producer", *parse_shard(getattr(a, "extract.shard"))), cmd)
     if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
     return writer_lock(out, cmd)
 

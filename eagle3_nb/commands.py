@@ -240,7 +240,7 @@ def online_configs(a)->tuple:
     "(ExtractConfig, TrainConfig) of an `eagle3 online` command line: extract options under `extract.`, vLLM's flat."
     from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.train import TrainConfig
-    g = given(a, ("conversations", "out", "max_disk_gb", *DRAFT_CONFIG_FLAGS))
+    g = given(a, ("conversations", "out", "max_disk_gb", "producers", *DRAFT_CONFIG_FLAGS))
     eng, x = engine_config(g), g.pop("extract", {})
     return ExtractConfig(**x, engine=eng), TrainConfig(**g)
 
@@ -249,16 +249,19 @@ def cmd_online(a)->int:
     from eagle3_nb.online import train_online
     xc, tc = online_configs(a)
     d = derivation(a, aux_layer_ids=xc.layer_ids)
-    r = train_online(a.conversations, verifier_of(a), d.config, a.out, a.max_disk_gb, xc, tc)
-    print(f"{r['steps']} steps, draft exported to {r['draft']}; shards on disk peaked at "
-          f"{r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")
+    r = train_online(a.conversations, verifier_of(a), d.config, a.out, a.max_disk_gb, xc, tc, producers=a.producers)
+    done = (f"producer {r['produced']}: {r['passes']} passes written" if "produced" in r else
+            f"{r['steps']} steps, draft exported to {r['draft']}")
+    print(f"{done}; shards on disk peaked at {r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")
     return 0
 
 def flags_online(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 online`'s flags; with `settings`, those of `TrainConfig` and (under `extract.`) `ExtractConfig`."
     s.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
     s.add_argument("--out", required=True, help="run directory: stream/ (the window of shards), train/ (as `train`)")
-    s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB)")
+    s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB), all producers")
+    s.add_argument("--producers", type=int, default=1, help="1: the trainer starts its producer; N > 1: N producers, each "
+                   "started apart with this command and --extract.shard I/N (the trainers with --producers N)")
     draft_config_flags(s)
     if settings:
         from eagle3_nb.shards import ExtractConfig

@@ -11,9 +11,10 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
            'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'Eagle3Error', 'CheckpointError',
-           'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'tensor_files',
-           'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock', 'writer_active',
-           'check_types', 'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line', 'machine']
+           'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'append_jsonl',
+           'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock',
+           'writer_active', 'check_types', 'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line',
+           'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -118,6 +119,12 @@ def write_json(path:str|Path, # the file to write
               )->Path:
     "Write `obj` as indented JSON to `path`, atomically."
     return atomic_write(path, lambda p: p.write_text(json.dumps(obj, indent=1)), then)
+
+def append_jsonl(path:str|Path, # a JSON-lines log
+                 rec:dict,      # one record, one line
+                ):
+    "Append `rec` as one line to `path` (a log each process keeps: a kill loses at most the line being written)."
+    with open(path, "a") as f: f.write(json.dumps(rec) + "\n")
 
 # %% ../nbs/00_core.ipynb #d4661fa6
 def tensor_files(d:str|Path)->list[Path]:

@@ -123,7 +123,8 @@ def step_valid(mask:torch.Tensor,    # (B, T) loss mask
     return _shift(mask, 2 + k, False) & (_shift(starts, 2 + k, -1) == starts)
 
 def ttt_loss(model:Eagle3Draft,    # the draft
-             batch:dict,           # a collated batch: input_ids, loss_mask, aux, last (position_ids, sample_start: packed)
+             batch:dict,           # a collated batch: input_ids, loss_mask, aux, last (position_ids, sample_start: packed;
+                                   # scored 0: a rank with no sample of its own this step, computing one it does not count)
              head:dict,            # the verifier's head on the draft vocabulary (`target_head`)
              steps:int,            # K, the unrolled training-time-test steps
              eps:float,            # the verifier's rms_norm_eps
@@ -134,7 +135,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
             )->tuple[torch.Tensor, list, list]:
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
-    B, T = ids.shape
+    B, T, w = *ids.shape, batch.get("scored", 1.0)
     pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))   # restarting with each sample
     starts = batch.get("sample_start", torch.zeros_like(ids))
     valid = [step_valid(mask, starts, k) for k in range(steps)]
@@ -151,7 +152,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     hidden, cache = model.fuse(aux), StepCache()
     total, losses, accs = 0.0, [], []
     for k in range(steps):
-        n = global_sum(valid[k].sum().float(), world)                    # tokens scored at step k, over all ranks
+        n = global_sum(valid[k].sum().float() * w, world)                # tokens scored at step k, over all ranks
         if n == 0: break
         if k == 0:   # every position: the prompt's states are the keys of all later steps
             lay, x, pos, sel = TTTLayout(T, 0, starts), _shift(ids, 1), pos0, valid[0]
@@ -166,7 +167,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
         target = ((lambda i, j, r=at[bb, tt + 1 + k]: (P[r[i:j]], A[r[i:j]])) if held else
                   targets_of(last[bb, tt + 1 + k], head, eps))
         lsum, hits = soft_target_ce(y, model.lm_head, target)
-        lk = lsum * world / n                                            # ranks' gradients are averaged
+        lk = lsum * w * world / n                                        # ranks' gradients are averaged
         total = total + step_decay ** k * lk
         losses.append(lk.item() / world)
         accs.append(hits.item() / max(len(y), 1))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import SPEC_TOKENS, Eagle3Error, atomic_write, load_checkpoint, read_json, write_json
+from .core import SPEC_TOKENS, Eagle3Error, append_jsonl, atomic_write, load_checkpoint, read_json, write_json
 from .derive import aux_ids_mismatch
 from .engine import fast_bf16
 from .shards import HiddenStates
@@ -362,8 +362,9 @@ def _start(data, config, out, cfg:TrainConfig):
     out.mkdir(parents=True, exist_ok=True)
     rank, world = _dist(cfg.device)                                   # under torchrun each rank takes its share of a batch
     cfg = _rank_config(cfg, config, world)
-    if stream and (world > 1 or cfg.eval_every or cfg.shuffle != "shard"):
-        raise Eagle3Error("online training runs in one process, with shuffle='shard' and eval_every=0")
+    if stream and (cfg.fsdp or cfg.eval_every or cfg.shuffle != "shard"):   # FSDP: a checkpoint is every rank's collective,
+        raise Eagle3Error("online training runs with shuffle='shard', eval_every=0 and its ranks "   # a starved rank's is not
+                          "replicating the draft (DDP; FSDP trains offline)")
     pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
     model = fresh_draft(config, ds, cfg, resumed=(out/"checkpoint.pt").exists()).to(cfg.device)
     ids = torch.arange(config.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
@@ -394,17 +395,23 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
     best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), r.step)
     t0, ntok, before = time.perf_counter(), 0, r.hist[-1].get("seconds", 0.0) if r.hist else 0.0   # a resume adds on
-    if stream: ds.release(*plan.consumed(r.step))   # a stream: the shards the checkpoint no longer needs go
+    release = stream and rank == 0   # a stream: rank 0 deletes the shards its checkpoint no longer needs
+    if release: ds.release(*plan.consumed(r.step))
     get = ds.sample if stream else (lambda j, epoch: ds[j])
     bar = tqdm(total=total, initial=r.step, desc="train", unit="step", disable=not progress or rank > 0)
     while r.step < total:
         epoch, idx = plan.batch(r.step, rank, world)
-        if stream and not ds.ready(idx, epoch):   # starved; if the producer waits for room: checkpoint, free consumed shards
-            ds.wait(idx, epoch, on_block=lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step))))
+        idle = not idx   # a batch of fewer samples than ranks: this rank takes part with one sample it does not score
+        if idle: idx = plan.batch(r.step)[1][:1]
+        if stream and not ds.ready(idx, epoch):   # starved; if a producer waits for room: checkpoint, free consumed shards
+            ds.wait(idx, epoch, on_block=(lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step)))) if release else None)
         batch = {k: v.to(cfg.device) for k, v in collate([get(j, epoch) for j in idx], cfg.tokens_per_step > 0).items()}
+        if idle: batch["scored"] = 0.0
         row = train_step(r, batch)
+        if stream: append_jsonl(out/f"samples.rank-{rank}.jsonl", {"step": r.step, "epoch": epoch, "ids": [] if idle else
+                                                                    [ds.ids[j] for j in idx]})   # what each rank trained on
         row["seconds"] = round(before + time.perf_counter() - t0, 3)   # wall seconds of training so far, resumes added
-        ntok += int(batch["loss_mask"].sum())
+        ntok += 0 if idle else int(batch["loss_mask"].sum())
         tok_s = ntok * world / (time.perf_counter() - t0)
         if cfg.eval_every and (r.step % cfg.eval_every == 0 or r.step == total):
             with _averaged(r.ema): best = _estimate(r, ds, held, best)
@@ -414,7 +421,7 @@ def train(data:str|Path,                 # extracted hidden states (a directory 
                         tok_s=f"{tok_s:.0f}", **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if r.step % cfg.ckpt_every == 0 or r.step == total:
             _checkpoint(r)
-            if stream: ds.release(*plan.consumed(r.step))
+            if release: ds.release(*plan.consumed(r.step))
     bar.close()
     log.close()
     if rank == 0: write_json(out/"history.json", r.hist)
