@@ -261,13 +261,15 @@ def flags_online(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--out", required=True, help="run directory: stream/ (the window of shards), train/ (as `train`)")
     s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB), all producers")
     s.add_argument("--producers", type=int, default=1, help="1: the trainer starts its producer; N > 1: N producers, each "
-                   "started apart with this command and --extract.shard I/N (the trainers with --producers N)")
+                   "started apart with this command and --shard I/N (the trainers with --producers N)")
+    s.add_argument("--shard", dest="extract.shard", default=argparse.SUPPRESS, metavar="I/N",
+                   help="be producer I of N: extract this seeded share, pass after pass, within a Nth of --max-disk-gb")
     draft_config_flags(s)
     if settings:
         from eagle3_nb.shards import ExtractConfig
         from eagle3_nb.train import TrainConfig
         add_fields(s, TrainConfig, skip=("shuffle",))
-        add_fields(s, ExtractConfig, prefix="extract.", skip=("seed",), flat=("engine",))
+        add_fields(s, ExtractConfig, prefix="extract.", skip=("seed", "extract.shard"), flat=("engine",))
 
 # %% ../nbs/11b_commands.ipynb #ea9fee14
 def cmd_export(a)->int:

@@ -157,7 +157,7 @@ class StreamedStates:
         for k in sorted({self._shard_of(i)[0] for i in idx}): self.wait_shard(k, epoch, on_block)
     def wait_shard(self, k:int, epoch:int, on_block=None):
         t, (i, j) = time.monotonic(), self.parts[k]
-        who = f"producer {i} of {self.n} (`eagle3 online ... --extract.shard {i}/{self.n}`)" if self.n > 1 else "the producer"
+        who = f"producer {i} of {self.n} (`eagle3 online ... --shard {i}/{self.n}`)" if self.n > 1 else "the producer"
         while not self._written(k, epoch):
             if on_block is not None and any(self.root.glob("blocked*")): on_block(); on_block = None
             if self.producer is not None and self.producer.poll() is not None and not self._written(k, epoch):
