@@ -60,7 +60,7 @@ def flags_derive(s:argparse.ArgumentParser, settings:bool):
 
 # `draft_config_flags`': not settings
 DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size", "fc_norm",
-                      "norm_output")
+                      "norm_output", "parallel_drafting")
 
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
@@ -73,6 +73,9 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
                        ("norm-output", "the next draft step fed the normed state")):   # vLLM's config fields
         s.add_argument(f"--{name}", action=argparse.BooleanOptionalAction, help=f"EAGLE-3.1: {what} (default: a "
                        "reference's, else off)")
+    s.add_argument("--parallel-drafting", action=argparse.BooleanOptionalAction, help="P-EAGLE: the draft proposes all "
+                   "k tokens in one forward, as vLLM's --speculative-config parallel_drafting serves it (default: a "
+                   "reference's, else off)")
     s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"norm_before_fc": true}\'')
     from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
@@ -90,7 +93,7 @@ def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
     from eagle3_nb.derive import derive_draft_config
     return derive_draft_config(verifier_of(a), reference=a.reference, fc_norm=a.fc_norm, norm_output=a.norm_output,
-                               overrides=a.draft_overrides,
+                               parallel_drafting=a.parallel_drafting, overrides=a.draft_overrides,
                                attention=a.draft_attention, draft_vocab_size=a.draft_vocab_size, **rules)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6

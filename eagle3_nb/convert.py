@@ -20,7 +20,7 @@ __all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft
 
 # %% ../nbs/06a_convert.ipynb #de7db82a
 EAGLE_FIELDS = ("eagle3_verifier", "draft_vocab_size", "target_hidden_size", "norm_before_residual", "norm_before_fc",
-                "fc_norm", "norm_output",
+                "fc_norm", "norm_output", "ptd_token_id", "mask_token_id",
                 "eagle_config", "eagle_aux_hidden_state_layer_ids", "architectures",
                 "speculators_config", "speculators_model_type",
                 "speculators_version", "transformer_layer_config", "auto_map", "dtype", "torch_dtype")
@@ -40,7 +40,8 @@ def _eagle_fields(s:DraftSpec)->dict:
         raise CheckpointError(f"{s.source}: no eagle_aux_hidden_state_layer_ids; vLLM would guess them. Pass the "
                               "verifier layers the draft was trained on (vLLM convention: input of layer k)")
     return {"draft_vocab_size": s.draft_vocab_size, "norm_before_residual": s.norm_before_residual_used,
-            "norm_before_fc": s.norm_before_fc, "fc_norm": s.fc_norm, "norm_output": s.norm_output}
+            "norm_before_fc": s.norm_before_fc, "fc_norm": s.fc_norm, "norm_output": s.norm_output,
+            **({"ptd_token_id": s.ptd_token_id} if s.ptd_token_id is not None else {})}
 
 # %% ../nbs/06a_convert.ipynb #f4fe97af
 def native_config(cfg:dict, s:DraftSpec)->dict:
@@ -64,6 +65,10 @@ def speculators_config(cfg:dict,                            # the draft's config
                        k:int=SPEC_TOKENS,                    # speculative tokens in the default proposal method
                       )->dict:
     "A speculators-format config for the draft described by `cfg`/`s` (either format)."
+    if s.ptd_token_id is not None:
+        raise CheckpointError("a parallel (P-EAGLE) draft is written vLLM-native only: vLLM builds speculators' 'peagle' "
+                              "format as PeagleLlamaForCausalLM, not the Eagle3LlamaForCausalLM trained here; serve the "
+                              "vLLM-native draft with parallel_drafting")
     old = _verifier(cfg, s)
     name = verifier or old.get("name_or_path")
     if name is None:

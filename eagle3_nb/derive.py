@@ -230,6 +230,9 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                                                             # the reference's, else False
                         norm_output:bool|None=None,         # EAGLE-3.1: the next step fed the normed state; default: the
                                                             # reference's, else False
+                        parallel_drafting:bool|None=None,   # P-EAGLE: all k tokens in one forward, masked slots fed
+                                                            # `ptd_token_id` and a learned `mask_hidden`; default: the
+                                                            # reference's, else False
                         dtype:str="bfloat16",               # dtype the draft is written in
                         overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
                         attention:str=DRAFT_ATTENTION,      # llama, mla (an MLA verifier's own), or auto (`draft_kind`)
@@ -265,6 +268,8 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier vocab {V}; choose "
                               f"at most {V}")
     cfg = _draft_config(tc, ch, aux, attention, dtype, notes)
+    if parallel_drafting or (parallel_drafting is None and ref is not None and ref.ptd_token_id is not None):
+        cfg.ptd_token_id = _ptd_token(tc, ref, attention, notes)
     fields = cfg.to_dict()
     for k, v in (overrides or {}).items():
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
@@ -274,10 +279,22 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
 
+def _ptd_token(tc:dict, ref, attention:str, notes:list)->int:
+    "The token a parallel draft's masked slots read: the reference's, else the verifier's pad token, else its first eos."
+    if attention == "mla":
+        raise CheckpointError("parallel drafting with an MLA draft: vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
+                              "has no mask_hidden, so it cannot serve one; use attention llama, or a chain draft")
+    eos = tc.get("eos_token_id")
+    tok = next(t for t in (getattr(ref, "ptd_token_id", None), tc.get("pad_token_id"),
+                           eos[0] if isinstance(eos, list) else eos, 0) if t is not None)
+    notes.append(f"parallel drafting: masked slots read token {tok} (ptd_token_id) and a learned mask_hidden")
+    return tok
+
 def _kind_note(cfg, asked:bool, ref:bool)->str:
     "One line: which EAGLE-3 variant the draft is, and why."
     on = [k for k in EAGLE31_FIELDS if getattr(cfg, k, False)]
     kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
+    kind += ", parallel drafting (P-EAGLE)" if getattr(cfg, "ptd_token_id", None) is not None else ""
     why = "as asked" if asked else "the reference's" if ref else "the default; fc_norm and norm_output make EAGLE-3.1"
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 
@@ -310,6 +327,7 @@ def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g.
     if s.attention_bias: sh |= {f"midlayer.self_attn.{p}_proj.bias": [n] for p, n in (("q", q), ("k", kv), ("v", kv))}
     if s.norm_before_fc: sh["input_norm.weight"] = [n_aux * Ht]
     if s.fc_norm: sh |= {f"fc_norm.{i}.weight": [Ht] for i in range(n_aux)}
+    if s.ptd_token_id is not None: sh["mask_hidden"] = [n_aux * Ht]   # what the masked slots' aux states are (vLLM: fc'd)
     if embed_tokens: sh["embed_tokens.weight"] = [s.vocab_size, H]
     out = {rename_layer(k, naming): TensorInfo(v, dt) for k, v in sh.items()}
     out["d2t"] = TensorInfo([s.draft_vocab_size], "I64")

@@ -85,6 +85,8 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
+    if draft and any(load_config(draft).get(t) is not None for t in ("mask_token_id", "ptd_token_id")):
+        kw["speculative_config"]["parallel_drafting"] = True   # P-EAGLE: vLLM drafts all k tokens in one forward
     if cpu and Verifier.of(model).mla and (b := cpu_mla_backend(dtype)):
         kw["attention_config"] = {"backend": b}
         if draft and load_config(draft).get("kv_lora_rank"):   # vLLM picks a draft's backend anew: ask it the same

@@ -17,7 +17,7 @@ from .reference import TensorInfo, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
 # %% auto #0
-__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_draft', 'attention_widths',
+__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'parallel', 'mla_draft', 'attention_widths',
            'mla_layer_config', 'draft_attention', 'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask',
            'export_vllm']
 
@@ -57,6 +57,10 @@ def bucket_rows(model:nn.Module)->nn.Module:
 
 
 # %% ../nbs/06_model.ipynb #7d7849ae
+def parallel(config)->bool:
+    "Whether a draft config is a parallel draft's (P-EAGLE: it names the masked slots' token, `ptd_token_id`)."
+    return getattr(config, "ptd_token_id", None) is not None
+
 def mla_draft(config)->bool:
     "Whether a draft config is an MLA draft's (`Eagle3DeepseekV2ForCausalLM`: it has `kv_lora_rank`)."
     return getattr(config, "kv_lora_rank", None) is not None
@@ -153,6 +157,7 @@ class Eagle3Draft(nn.Module):
         if getattr(config, "fc_norm", False):
             self.fc_norm = nn.ModuleList(LlamaRMSNorm(Ht, eps=config.rms_norm_eps) for _ in range(n_aux))
         self.fc = nn.Linear(n_aux * Ht, H, bias=False)
+        if parallel(config): self.mask_hidden = nn.Parameter(torch.zeros(n_aux * Ht))   # P-EAGLE: the masked slots' aux
         self.norm_output = bool(getattr(config, "norm_output", False))
         self.midlayer = Eagle3DecoderLayer(config)
         self.norm = LlamaRMSNorm(H, eps=config.rms_norm_eps)
@@ -177,6 +182,10 @@ class Eagle3Draft(nn.Module):
     def fuse(self, aux:torch.Tensor)->torch.Tensor:
         "Verifier aux hidden states (B, T, n, Ht) -> the draft's step-0 hidden (B, T, H)."
         return self.fc(self.fc_input(aux))
+
+    def mask_state(self)->torch.Tensor:
+        "A parallel draft's masked slots' hidden (1, 1, H): `mask_hidden` through `fuse`, as vLLM's proposer computes it."
+        return self.fuse(self.mask_hidden.view(1, 1, len(self.config.eagle_config["eagle_aux_hidden_state_layer_ids"]), -1))
 
     def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None, logits:bool=True,
                 checkpoint:bool=False):

@@ -136,6 +136,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T, w = *ids.shape, batch.get("scored", 1.0)
+    par = hasattr(model, "mask_hidden")   # a parallel draft: steps 1.. read the masked slots, not the draft's own guesses
     pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))   # restarting with each sample
     starts = batch.get("sample_start", torch.zeros_like(ids))
     valid = [step_valid(mask, starts, k) for k in range(steps)]
@@ -158,9 +159,11 @@ def ttt_loss(model:Eagle3Draft,    # the draft
             lay, x, pos, sel = TTTLayout(T, 0, starts), _shift(ids, 1), pos0, valid[0]
             bb, tt = sel.nonzero(as_tuple=True)                          # the scored tokens, in `select`'s order
         else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
-            if k == 1: hidden = hidden[b, idx]                           # (B, N, H)
+            if par: hidden = model.mask_state().expand(B, idx.shape[1], -1)   # P-EAGLE: every later step a masked slot
+            elif k == 1: hidden = hidden[b, idx]                         # (B, N, H)
             lay = TTTLayout(T, k, starts, idx, real, T <= explicit_below)
             x, pos, sel = _shift(ids, 1 + k)[b, idx], pos0[b, idx] + k, valid[k][b, idx] & real
+            if par: x = torch.full_like(x, model.config.ptd_token_id)
             bb, rr = sel.nonzero(as_tuple=True)
             tt = idx[bb, rr]
         hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
@@ -180,7 +183,8 @@ def chain_draft(model:Eagle3Draft, # the draft, in float32
                 ids:torch.Tensor,  # (T,) its token ids
                 k:int,             # tokens drafted after each position
                )->torch.Tensor:
-    "Greedy draft tokens (T, k) (verifier ids) proposed after each position t, for one sequence."
+    """Greedy draft tokens (T, k) (verifier ids) proposed after each position t, for one sequence (a parallel draft: the
+    k - 1 later ones from its masked slots, as vLLM's proposer feeds them)."""
     T = ids.shape[0]
     hidden, cache = model.fuse(aux[None].float()), StepCache()                          # (1, T, H)
     pos, tok = torch.arange(T, device=ids.device)[None], torch.cat([ids[1:], ids[:1]])[None]   # (1, T): token t+1 at t
@@ -190,6 +194,7 @@ def chain_draft(model:Eagle3Draft, # the draft, in float32
         d = logits.argmax(-1)                                               # (1, T) draft-vocabulary ids
         tok = d + model.d2t[d]                                              # (1, T) verifier ids
         out.append(tok[0])
+        if hasattr(model, "mask_hidden"): hidden, tok = model.mask_state().expand(1, T, -1), torch.full_like(tok, model.config.ptd_token_id)
     return torch.stack(out, -1)
 
 def accepted_lengths(drafts:torch.Tensor, # (T, k) the draft's guesses after each position (`chain_draft`)

@@ -18,6 +18,7 @@ from .prompts import prompt_records, sampled_copies
 from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
                                     regenerate)
 from .shards import ExtractConfig, done_ids
+from .model import parallel
 from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
@@ -56,6 +57,8 @@ class RunConfig:
     preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
     fc_norm: bool|None = None       # EAGLE-3.1: an RMSNorm of each aux state before fc; None: the reference's, else no
     norm_output: bool|None = None   # EAGLE-3.1: the next draft step fed the normed state; None: the reference's, else no
+    parallel_drafting: bool|None = None # P-EAGLE: the draft proposes all k tokens in one forward (vLLM's parallel_drafting);
+                                        # None: the reference's, else no
     draft_overrides: dict = field(default_factory=dict) # any other field forced into the derived config (failure modes)
     draft_attention: str = DRAFT_ATTENTION  # llama, mla (an MLA verifier's own: Eagle3DeepseekV2ForCausalLM), auto: the
                                     # reference's kind, else the verifier's
@@ -176,6 +179,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
             "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train",
+            "parallel_drafting": "train",
             "prompt_source": "regenerate", "capture": "regenerate", "shard": "regenerate",
             "prompts": "regenerate",
             "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
@@ -186,7 +190,7 @@ STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size"
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}
 BEFORE = {"capture": "extract",   # what a run_config.json written before a setting existed did, where not its default
-          "fc_norm": False, "norm_output": False}
+          "fc_norm": False, "norm_output": False, "parallel_drafting": False}
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
            "train.log_to", "regenerate.shard",   # the run's `shard` again (producer 0 records and checks it)
            "train.draft_vocab_size"}   # a copy of draft_vocab_size that earlier versions recorded (and did not always use)
@@ -282,7 +286,7 @@ def _derive(cfg:RunConfig, run:Path, files:bool=True):
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
                             fc_norm=cfg.fc_norm, norm_output=cfg.norm_output, overrides=cfg.draft_overrides,
-                            attention=cfg.draft_attention)
+                            attention=cfg.draft_attention, parallel_drafting=cfg.parallel_drafting)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     if files:   # producer 0's (`RunConfig.shard`): one writer of the run's own files
@@ -295,7 +299,7 @@ def with_derived(cfg:RunConfig, config)->RunConfig:
     "`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what run_config.json records."
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
     return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids),
-                   fc_norm=config.fc_norm, norm_output=config.norm_output)
+                   fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=parallel(config))
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
@@ -330,6 +334,7 @@ def _speculators_copy(draft:Path, cfg:RunConfig)->str:
     "The draft in speculators' format too, where that format has one (speculators 0.9.0 has no MLA EAGLE-3 draft)."
     from eagle3_nb.convert import convert_draft
     if read_json(draft/"config.json").get("kv_lora_rank"): return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
+    if inspect_draft(draft).ptd_token_id is not None: return "no speculators copy: a parallel draft is served vLLM-native"
     vc = cfg.verifier.config
     out = convert_draft(draft, draft.parent/"draft-speculators", "speculators",
                         verifier=vc.get("_name_or_path") or vc.get("name_or_path") or str(cfg.verifier))

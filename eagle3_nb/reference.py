@@ -54,7 +54,7 @@ INT_FIELDS = {k: _SIZE for k in ("hidden_size", "num_attention_heads", "num_key_
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_intermediate_size", "n_routed_experts",
     "n_shared_experts", "num_experts_per_tok")} | {
     "num_hidden_layers": (1, 4096), "max_position_embeddings": (1, 1 << 31), "sliding_window": (1, 1 << 31)}
-TOKEN_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id")
+TOKEN_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id", "mask_token_id", "ptd_token_id")
 BOOL_FIELDS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "norm_before_residual", "norm_before_fc",
                "fc_norm", "norm_output")
 ACTIVATIONS = ("gelu", "gelu_fast", "gelu_new", "gelu_pytorch_tanh", "relu", "relu2", "silu", "swish", "quick_gelu",
@@ -249,6 +249,8 @@ class DraftSpec:
     kv_lora_rank: int|None = None
     qk_nope_head_dim: int|None = None
     qk_rope_head_dim: int|None = None
+    ptd_token_id: int|None = None     # parallel drafting (P-EAGLE): the masked slots' token, as vLLM reads it
+                                      # (`mask_token_id`, else `ptd_token_id`); None: a chain draft
     source: str = ""
     tensors: dict|None = None         # name -> TensorInfo in midlayer. naming; None when only a config was given
 
@@ -295,6 +297,7 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
         aux_layer_ids=list(aux) if aux else None, norm_before_residual=nbr,
         norm_before_residual_used=bool(nbr) if nbr is not None else fmt == "speculators",
         norm_before_fc=extra("norm_before_fc"), fc_norm=extra("fc_norm"), norm_output=extra("norm_output"),
+        ptd_token_id=next((cfg[k] for k in ("mask_token_id", "ptd_token_id") if cfg.get(k) is not None), None),
         rms_norm_eps=layer.get("rms_norm_eps", 1e-6), rope_theta=layer.get("rope_theta", rope.get("rope_theta")),
         hidden_act=layer.get("hidden_act", "silu"), attention_bias=bool(layer.get("attention_bias", False)),
         dtype=cfg.get("dtype") or cfg.get("torch_dtype") or layer.get("dtype"),

@@ -116,11 +116,18 @@ def check_against_verifier(r:Report,                      # the report the rows 
                   "draft config and keeps the draft's KV cache apart), so this loads where the [vllm] rows allow it")
     # the model vLLM builds: the verifier's sizes, the draft's own layer, the draft's norm options and dtype
     want_spec = replace(e, **{k: getattr(s, k) for k in OWN_CHOICE}, norm_before_fc=s.norm_before_fc, fc_norm=s.fc_norm,
-                        dtype=s.dtype)
+                        ptd_token_id=s.ptd_token_id, dtype=s.dtype)
+    if s.ptd_token_id is not None and s.kv_lora_rank:
+        r.add("vllm", "parallel_drafting", "mla", "llama", "error", "vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
+              "has no mask_hidden, so it cannot serve a parallel MLA draft: train a Llama-attention draft or a chain draft")
     want = expected_shapes(want_spec, embed_tokens="embed_tokens.weight" in (s.tensors or {}))
     for name in sorted(set(want) | set(s.tensors or {})):
         w, h = want.get(name), (s.tensors or {}).get(name)
-        if h is None:
+        if h is None and name == "mask_hidden":   # vLLM 0.32's llama_eagle3.py: zeros in its place and a warning
+            r.add("tensors", name, None, list(w.shape), "error", "the config asks for parallel drafting (ptd_token_id) and "
+                  "the weights have no mask_hidden: vLLM would fill it with zeros, and every masked slot would read "
+                  "states the draft never learned; re-export the draft trained with --parallel-drafting")
+        elif h is None:
             r.add("tensors", name, None, list(w.shape), "error",
                   "the tensor is missing: re-export the draft (eagle3_nb.model.export_vllm writes exactly the expected table)")
         elif w is None:
