@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from .core import DTYPE_NAMES, CheckpointError
 from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load_config,
-                                 rename_layer, spec_from_config)
+                                 ptd_token, rename_layer, spec_from_config)
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
@@ -294,7 +294,7 @@ def _kind_note(cfg, asked:bool, ref:bool)->str:
     "One line: which EAGLE-3 variant the draft is, and why."
     on = [k for k in EAGLE31_FIELDS if getattr(cfg, k, False)]
     kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
-    kind += ", parallel drafting (P-EAGLE)" if getattr(cfg, "ptd_token_id", None) is not None else ""
+    kind += ", parallel drafting (P-EAGLE)" if ptd_token(cfg) is not None else ""
     why = "as asked" if asked else "the reference's" if ref else "the default; fc_norm and norm_output make EAGLE-3.1"
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 import torch
 from .core import SPEC_TOKENS, Eagle3Error, cpu_amx_switch, logger, torch_threads
-from .reference import load_config
+from .reference import load_config, ptd_token
 from .derive import Verifier
 _log = logger("engine")
 
@@ -85,7 +85,7 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
     if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
-    if draft and any(load_config(draft).get(t) is not None for t in ("mask_token_id", "ptd_token_id")):
+    if draft and ptd_token(load_config(draft)) is not None:
         kw["speculative_config"]["parallel_drafting"] = True   # P-EAGLE: vLLM drafts all k tokens in one forward
     if cpu and Verifier.of(model).mla and (b := cpu_mla_backend(dtype)):
         kw["attention_config"] = {"backend": b}

@@ -13,11 +13,11 @@ from safetensors.torch import save_file
 from .core import DTYPE_NAMES, atomic_write, torch_dtype, write_json
 from .attention import ATTENTION, register_attention
 from .derive import expected_shapes
-from .reference import TensorInfo, spec_from_config
+from .reference import TensorInfo, ptd_token, spec_from_config
 if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
 
 # %% auto #0
-__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'parallel', 'mla_draft', 'attention_widths',
+__all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_draft', 'attention_widths',
            'mla_layer_config', 'draft_attention', 'Eagle3DecoderLayer', 'StepCache', 'Eagle3Draft', 'ttt_mask',
            'export_vllm']
 
@@ -57,10 +57,6 @@ def bucket_rows(model:nn.Module)->nn.Module:
 
 
 # %% ../nbs/06_model.ipynb #7d7849ae
-def parallel(config)->bool:
-    "Whether a draft config is a parallel draft's (P-EAGLE: it names the masked slots' token, `ptd_token_id`)."
-    return getattr(config, "ptd_token_id", None) is not None
-
 def mla_draft(config)->bool:
     "Whether a draft config is an MLA draft's (`Eagle3DeepseekV2ForCausalLM`: it has `kv_lora_rank`)."
     return getattr(config, "kv_lora_rank", None) is not None
@@ -157,7 +153,7 @@ class Eagle3Draft(nn.Module):
         if getattr(config, "fc_norm", False):
             self.fc_norm = nn.ModuleList(LlamaRMSNorm(Ht, eps=config.rms_norm_eps) for _ in range(n_aux))
         self.fc = nn.Linear(n_aux * Ht, H, bias=False)
-        if parallel(config): self.mask_hidden = nn.Parameter(torch.zeros(n_aux * Ht))   # P-EAGLE: the masked slots' aux
+        if ptd_token(config) is not None: self.mask_hidden = nn.Parameter(torch.zeros(n_aux * Ht))   # P-EAGLE: the masked slots' aux
         self.norm_output = bool(getattr(config, "norm_output", False))
         self.midlayer = Eagle3DecoderLayer(config)
         self.norm = LlamaRMSNorm(H, eps=config.rms_norm_eps)

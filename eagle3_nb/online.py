@@ -67,10 +67,10 @@ def shard_bytes(root:Path, part:tuple|None=None)->int:
         except FileNotFoundError: pass   # deleted by the trainer meanwhile
     return n
 
-def _note_disk(root:Path, part:tuple=(0, 1)):
-    "Record the shard bytes on disk now (every producer's) if more than this producer has seen: `disk.json` (one producer)."
+def _note_disk(root:Path, part:tuple=(0, 1), now:int|None=None):
+    "Record `now`, the shard bytes on disk (every producer's; None: measured here), if more than this producer has seen."
     hw = root/("disk.json" if part[1] == 1 else f"disk.part-{part[0]}-of-{part[1]}.json")
-    now, old = shard_bytes(root), read_json(hw)["high_water"] if hw.exists() else 0
+    now, old = shard_bytes(root) if now is None else now, read_json(hw)["high_water"] if hw.exists() else 0
     if now > old: write_json(hw, {"high_water": now})
 
 def disk_high_water(root:Path)->int:
@@ -85,10 +85,10 @@ def room(root:Path, most:int, poll:float, nbytes:int, part:tuple=(0, 1)):
         raise Eagle3Error(f"one shard is {need / 2**20:.1f} MiB, more than the disk bound{share}; raise "
                           "max_disk_gb or lower extract.shard_size")
     flag = root/("blocked" if n == 1 else f"blocked.part-{i}-of-{n}")   # the trainer checkpoints and deletes what it consumed
-    while shard_bytes(root, part if n > 1 else None) + need > most:
-        flag.touch(); _note_disk(root, part); time.sleep(poll)
+    while (mine := shard_bytes(root, part if n > 1 else None)) + need > most:   # one producer: its shards are all there are
+        flag.touch(); _note_disk(root, part, mine if n == 1 else None); time.sleep(poll)
     flag.unlink(missing_ok=True)
-    _note_disk(root, part)
+    _note_disk(root, part, mine if n == 1 else None)
 
 # %% ../nbs/07e_online.ipynb #7fec0df1
 def produce(conversations:str|Path,   # regenerated JSONL
@@ -195,8 +195,7 @@ def train_online(conversations:str|Path,            # regenerated JSONL
                  producers:int=1):                   # 1: the trainer starts its producer; N > 1: N producers started apart
     "Extract and train at once: producers keep at most `max_disk_gb` of shards on disk, the trainers delete them."
     out = Path(out); root = out/"stream"
-    me, n = parse_shard(extract_cfg.shard)
-    if extract_cfg.shard is not None: producers = n
+    if extract_cfg.shard is not None: producers = parse_shard(extract_cfg.shard)[1]
     ids = list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])   # the producer extracts the layers the config names
     if extract_cfg.layer_ids and list(extract_cfg.layer_ids) != ids:
         raise Eagle3Error(f"extract layer_ids {extract_cfg.layer_ids} != the draft config's aux layers {ids}; "
@@ -226,6 +225,7 @@ def train_online(conversations:str|Path,            # regenerated JSONL
             res = train(StreamedStates(root, proc), config, out/"train", replace(train_cfg, shuffle="shard"),
                         progress=progress)
     finally:
-        if proc is not None and proc.poll() is None: proc.terminate()   # a fractional last epoch leaves it waiting for room
-        if proc is not None: proc.wait()
+        if proc is not None:
+            if proc.poll() is None: proc.terminate()   # a fractional last epoch leaves it waiting for room
+            proc.wait()
     return res | {"disk_high_water": disk_high_water(root), "max_disk_bytes": most}

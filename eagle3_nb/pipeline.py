@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from .core import (CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json, write_json,
                             writer_active, writer_lock)
-from .reference import inspect_draft, save_spec
+from .reference import inspect_draft, ptd_token, save_spec
 from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
                               derived_spec)
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SPEC_TOKENS, logger
@@ -18,7 +18,6 @@ from .prompts import prompt_records, sampled_copies
 from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
                                     regenerate)
 from .shards import ExtractConfig, done_ids
-from .model import parallel
 from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
@@ -299,7 +298,7 @@ def with_derived(cfg:RunConfig, config)->RunConfig:
     "`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what run_config.json records."
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
     return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids),
-                   fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=parallel(config))
+                   fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=ptd_token(config) is not None)
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."

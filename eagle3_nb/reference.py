@@ -11,9 +11,9 @@ from pathlib import Path
 from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
 
 # %% auto #0
-__all__ = ['FIXTURES', 'INT_FIELDS', 'TOKEN_FIELDS', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES', 'PICKLE_SUFFIXES',
-           'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config', 'bad_value',
-           'check_config', 'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer',
+__all__ = ['FIXTURES', 'INT_FIELDS', 'PTD_FIELDS', 'TOKEN_FIELDS', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES', 'PICKLE_SUFFIXES',
+           'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config', 'ptd_token',
+           'bad_value', 'check_config', 'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer',
            'normalise_names', 'detect_format', 'DraftSpec', 'spec_from_config', 'spec_mismatches', 'spec_problems',
            'inspect_draft', 'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table', 'diff_specs']
 
@@ -54,7 +54,13 @@ INT_FIELDS = {k: _SIZE for k in ("hidden_size", "num_attention_heads", "num_key_
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_intermediate_size", "n_routed_experts",
     "n_shared_experts", "num_experts_per_tok")} | {
     "num_hidden_layers": (1, 4096), "max_position_embeddings": (1, 1 << 31), "sliding_window": (1, 1 << 31)}
-TOKEN_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id", "mask_token_id", "ptd_token_id")
+PTD_FIELDS = ("mask_token_id", "ptd_token_id")   # a parallel (P-EAGLE) draft's masked-slot token, in the order vLLM reads them
+TOKEN_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id", *PTD_FIELDS)
+
+def ptd_token(cfg)->int|None:
+    "The masked slots' token of a parallel (P-EAGLE) draft's config (a dict or a config object); None: a chain draft."
+    get = cfg.get if isinstance(cfg, dict) else lambda k: getattr(cfg, k, None)
+    return next((get(k) for k in PTD_FIELDS if get(k) is not None), None)
 BOOL_FIELDS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "norm_before_residual", "norm_before_fc",
                "fc_norm", "norm_output")
 ACTIVATIONS = ("gelu", "gelu_fast", "gelu_new", "gelu_pytorch_tanh", "relu", "relu2", "silu", "swish", "quick_gelu",
@@ -297,7 +303,7 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
         aux_layer_ids=list(aux) if aux else None, norm_before_residual=nbr,
         norm_before_residual_used=bool(nbr) if nbr is not None else fmt == "speculators",
         norm_before_fc=extra("norm_before_fc"), fc_norm=extra("fc_norm"), norm_output=extra("norm_output"),
-        ptd_token_id=next((cfg[k] for k in ("mask_token_id", "ptd_token_id") if cfg.get(k) is not None), None),
+        ptd_token_id=ptd_token(cfg),
         rms_norm_eps=layer.get("rms_norm_eps", 1e-6), rope_theta=layer.get("rope_theta", rope.get("rope_theta")),
         hidden_act=layer.get("hidden_act", "silu"), attention_bias=bool(layer.get("attention_bias", False)),
         dtype=cfg.get("dtype") or cfg.get("torch_dtype") or layer.get("dtype"),

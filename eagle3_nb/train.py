@@ -14,10 +14,11 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import SPEC_TOKENS, Eagle3Error, append_jsonl, atomic_write, load_checkpoint, read_json, write_json
 from .derive import aux_ids_mismatch
+from .reference import ptd_token
 from .engine import fast_bf16
 from .shards import HiddenStates
 from .attention import explicit_below
-from .model import Eagle3Draft, attention_widths, export_vllm, parallel
+from .model import Eagle3Draft, attention_widths, export_vllm
 from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
 from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
@@ -216,7 +217,7 @@ def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
         cfg = replace(cfg, device=f"cuda:{os.environ.get('LOCAL_RANK', 0)}")
         torch.cuda.set_device(cfg.device)
     if cfg.fsdp and world == 1: cfg = replace(cfg, fsdp=False)   # one process: nothing to shard
-    if cfg.fsdp and parallel(config):   # its mask_hidden lives outside the sharded blocks
+    if cfg.fsdp and ptd_token(config) is not None:   # its mask_hidden lives outside the sharded blocks
         raise Eagle3Error("a parallel draft (ptd_token_id) trains with its ranks replicating it (DDP): FSDP shards the "
                           "draft's blocks and mask_hidden is none of them; drop --fsdp")
     if cfg.batch_size % world and not cfg.tokens_per_step:
