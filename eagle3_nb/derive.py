@@ -275,7 +275,7 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
                                                   "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
-    asked = {fc_norm, norm_output} != {None} or bool(set(EAGLE31_FIELDS) & set(overrides or {}))
+    asked = {fc_norm, norm_output, parallel_drafting} != {None} or bool(set(EAGLE31_FIELDS) & set(overrides or {}))
     notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
 
@@ -295,7 +295,9 @@ def _kind_note(cfg, asked:bool, ref:bool)->str:
     on = [k for k in EAGLE31_FIELDS if getattr(cfg, k, False)]
     kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
     kind += ", parallel drafting (P-EAGLE)" if ptd_token(cfg) is not None else ""
-    why = "as asked" if asked else "the reference's" if ref else "the default; fc_norm and norm_output make EAGLE-3.1"
+    why = "as asked" if asked else "the reference's" if ref else (   # the table in 12_measurements
+        "the default, as measured: at equal data and steps a chain draft accepted more than a parallel one, and "
+        "norm_output moved acceptance within one run's noise; --parallel-drafting, --fc-norm, --norm-output choose")
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 
 # %% ../nbs/02_derive.ipynb #a14b05f9

@@ -14,7 +14,7 @@ from .embedded import cache_dir, cached_build, convert_gguf, smollm2_gguf
 from .core import ANSWER_TOKENS
 
 # %% auto #0
-__all__ = ['CHECK_BLOCKS', 'cut_gguf', 'check_gguf', 'check_verifier', 'gpu_check', 'figures_table', 'bundle', 'main']
+__all__ = ['CHECK_BLOCKS', 'KINDS', 'cut_gguf', 'check_gguf', 'check_verifier', 'gpu_check', 'figures_table', 'bundle', 'main']
 
 # %% ../nbs/10b_gpu_check.ipynb #5b1c6932
 CHECK_BLOCKS = [*range(7), *range(18, 30)]   # the embedded SmolLM2's blocks that travel: its first 7 and last 12
@@ -103,13 +103,13 @@ def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:i
             s = extract(out/f"{name}.jsonl", v, out/f"hs_{name}", ExtractConfig(device=device, compute_dtype=dt))
         row["tokens_per_s"] = s["tokens_per_s"]   # the verifier loaded
 
-def _train_config(v:Path, device:str, steps:int):
-    "The demo preset's draft and training settings, for `steps` steps (bf16 on a GPU; `auto` on a CPU, as the demo)."
+def _train_config(v:Path, device:str, steps:int, **kind):
+    "The demo preset's draft (`kind`: derive's switches over it) and training settings, for `steps` steps (bf16 on a GPU)."
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.pipeline import PRESETS
     from eagle3_nb.train import TrainConfig
     demo = PRESETS["demo"]
-    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], fc_norm=demo["fc_norm"]).config
+    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], **{"fc_norm": demo["fc_norm"], **kind}).config
     tc = TrainConfig(**{**demo["train"], "device": device, "precision": "bf16" if device.startswith("cuda") else "auto",
                         "epochs": 1000, "ckpt_every": steps // 2, "max_steps": steps})
     return config, tc
@@ -151,12 +151,28 @@ def _judge(fig:dict, out:Path, v:Path, device:str):
     with _stage(fig, "verify", device) as row:
         rep = verify(out/"train"/"draft", v, data=out/"hs_train", device=device.split(":")[0])
     row.update(errors=len(rep.errors), checks=rep.checks, skipped=[f.fix for f in rep.findings if "not checked" in f.fix])
-    with _stage(fig, "offline acceptance", device) as row:
-        held = HiddenStates(out/"hs_heldout")
-        model = load_draft(out/"train"/"draft", embed=held.head()["embed_tokens.weight"])[0].to(device)
-        off = offline_acceptance(model, held, 3)
-    row.update(mean_acceptance_length=round(off["mean_acceptance_length"], 3),
-               per_position=[round(p, 3) for p in off["per_position"]])
+    with _stage(fig, "offline acceptance", device) as row: row.update(_acceptance(out/"train"/"draft", out, device))
+
+def _acceptance(draft:Path, out:Path, device:str)->dict:
+    "A draft's offline acceptance at k = 3 on the held-out answers: its mean length and per position."
+    from eagle3_nb.shards import HiddenStates
+    from eagle3_nb.convert import load_draft
+    from eagle3_nb.objective import offline_acceptance
+    held = HiddenStates(out/"hs_heldout")
+    off = offline_acceptance(load_draft(draft, embed=held.head()["embed_tokens.weight"])[0].to(device), held, 3)
+    return {"mean_acceptance_length": round(off["mean_acceptance_length"], 3),
+            "per_position": [round(p, 3) for p in off["per_position"]]}
+
+KINDS = {"parallel": {"parallel_drafting": True}, "EAGLE-3.1": {"norm_output": True}}   # beside the check's chain draft
+
+def _kinds(fig:dict, out:Path, v:Path, tc):
+    "The other draft kinds trained on the same data for the same steps (fresh runs); each one's offline acceptance."
+    from eagle3_nb.train import train
+    with _stage(fig, "draft kinds", tc.device) as row:
+        row["kinds"] = {"chain": {k: fig["offline acceptance"][k] for k in ("mean_acceptance_length", "per_position")}}
+        for name, kind in KINDS.items():
+            train(out/"hs_train", _train_config(v, tc.device, tc.max_steps, **kind)[0], out/name, tc, progress=False)
+            row["kinds"][name] = _acceptance(out/name/"draft", out, tc.device)
 
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)
               device:str="cuda",            # cuda, or cpu for the same check on a CPU
@@ -166,7 +182,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
               max_new_tokens:int=ANSWER_TOKENS, # answer length
               steps:int=160,                # optimiser steps (the run stops at half and resumes)
              )->dict:
-    "Answer, extract, train (and resume), export, verify and measure offline acceptance on `device`; the figures."
+    "Answer, extract, train (and resume), export, verify, measure offline acceptance (each draft kind's) on `device`."
     import shutil
     out, cuda = Path(out), device.startswith("cuda")
     if cuda and not torch.cuda.is_available(): raise Eagle3Error("no CUDA device here: run the check with device='cpu'")
@@ -177,6 +193,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     config, tc = _train_config(v, device, steps)   # the draft derived once, for the check's run and the profiled one
     _train_resumed(fig, out, config, tc)
     _judge(fig, out, v, device)
+    _kinds(fig, out, v, tc)
     _profile(fig, out, config, tc)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
@@ -186,6 +203,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
 def _result(r:dict)->str:
     "A stage's outcome in words, for the table."
     if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
+    if "kinds" in r: return "; ".join(f"{k}: {_result(x)}" for k, x in r["kinds"].items())
     if "loss" in r: return f"loss {r['loss']}, first step {r['first_step_s']} s"
     if "errors" in r: return f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}"
     if "host_top" in r:
