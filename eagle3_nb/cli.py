@@ -6,8 +6,9 @@
 from __future__ import annotations
 import argparse, contextlib, os, sys, warnings
 from pathlib import Path
+from jsonargparse import Namespace
 from .core import Eagle3Error, writer_lock
-from .options import add_fields, parse_with_config, run_settings
+from .options import SettingsParser, add_fields, config_flag, dotted, engine_options, given
 from .reference import fixture, inspect_draft, save_spec, spec_table
 from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate, cmd_extract, flags_extract,
@@ -15,43 +16,33 @@ from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'PRODUCERS', 'run_config_of', 'config_text', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command',
-           'parser', 'main']
+__all__ = ['COMMANDS', 'PRODUCERS', 'run_config_of', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command', 'parser',
+           'parse', 'main']
 
 # %% ../nbs/11_cli.ipynb #fb8c6870
-def run_config_of(a:argparse.Namespace, preset:str|None=None):
-    "The `RunConfig` that a preset (`preset`, else --preset), the --config file and the flags ask for; a wrong key is one error."
+def run_config_of(a:Namespace, preset:str|None=None):
+    "The `RunConfig` a parsed `eagle3 run` (`demo`: its `preset`) asks for: its preset's, the file's and the flags' settings."
     from eagle3_nb.pipeline import run_config
-    try: return run_config(preset or a.preset, **run_settings(a))
-    except TypeError as e: raise Eagle3Error(f"unknown setting: {e}; see `eagle3 run --help`") from None
-
-def config_text(cfg)->str:
-    "A `RunConfig` as a --config file (YAML): vLLM's options at the top by vLLM's names, the sections nested, what the run sets left out."
-    import yaml
-    from eagle3_nb.pipeline import DECIDED, settings_of
-    d = settings_of(cfg)
-    d = {**{k: v for k, v in d.items() if k != "engine"}, **d["engine"]}
-    for k in DECIDED: sec, name = k.split("."); del d[sec][name]
-    return yaml.safe_dump(d, sort_keys=False)
+    s = given(a, ("preset", "run_dir"))
+    eng = engine_options(s)   # vLLM's options by vLLM's names (--seed, --max-model-len, ...): the run's `engine`
+    return run_config(preset or a.preset, **s, engine=eng)
 
 def cmd_run(a)->int:
     "Every stage for one verifier into a run directory, resumable; summary.json at the end."
     from eagle3_nb.pipeline import run
-    cfg = run_config_of(a)
-    if a.print_config: print(config_text(cfg), end=""); return 0
-    run(cfg, a.run_dir)
+    run(run_config_of(a), a.run_dir)
     return 0
 
-def flags_run(s:argparse.ArgumentParser, settings:bool, run_dir:str|None=None):
-    "`eagle3 run`'s flags (`demo`'s with its `run_dir`): `--run-dir` and, with `settings`, every `RunConfig` field."
-    if not settings: return   # all but --preset come from `RunConfig`, which imports the pipeline
-    from eagle3_nb.pipeline import DECIDED, PRESETS, RunConfig
+def flags_run(s:SettingsParser, settings:bool, run_dir:str|None=None, preset:str="auto", device:str="auto"):
+    "`eagle3 run`'s flags (`demo`'s with its `run_dir`): with `settings`, every `RunConfig` field, `preset`'s as defaults."
+    if not settings: return   # all come from `RunConfig`, which imports the pipeline
+    from eagle3_nb.pipeline import DECIDED, PRESETS, SECTIONS, RunConfig, preset_name
     if run_dir is None:
         s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
     s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
                    help="where every artefact goes (a re-run resumes)")
-    s.add_argument("--print-config", action="store_true", help="print the settings asked for as a --config file and exit")
     add_fields(s, RunConfig, skip=DECIDED, flat=("engine",))
+    s.set_defaults(dotted(PRESETS[preset_name(preset, device)], tuple(SECTIONS), flat=("engine",)))
 
 # %% ../nbs/11_cli.ipynb #be301559
 def cmd_demo(a)->int:
@@ -59,7 +50,6 @@ def cmd_demo(a)->int:
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.pipeline import run
     cfg = run_config_of(a, "demo")
-    if a.print_config: print(config_text(cfg), end=""); return 0
     print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
     ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
     print(spec_table(ref))
@@ -69,9 +59,9 @@ def cmd_demo(a)->int:
     run(cfg, a.run_dir)
     return 0
 
-def flags_demo(s:argparse.ArgumentParser, settings:bool):
+def flags_demo(s:SettingsParser, settings:bool, **_):
     "`eagle3 demo`'s flags: `eagle3 run`'s, into `runs/demo` by default, with the `demo` preset."
-    flags_run(s, settings, run_dir="runs/demo")
+    flags_run(s, settings, run_dir="runs/demo", preset="demo")
 
 # %% ../nbs/11_cli.ipynb #28517158
 COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert", "upgrade", "verify",
@@ -83,25 +73,51 @@ def command(name:str)->tuple:
     return fn, globals()[f"flags_{name}"], fn.__doc__.rstrip(".")
 
 def parser(only:str|None=None, # a subcommand: only its settings' options (the others' need not import their stage)
-          )->argparse.ArgumentParser:
+           preset:str="auto",     # `eagle3 run`'s preset: its settings are the defaults
+           device:str="auto",     # `eagle3 run`'s device (`auto` picks the cpu or the gpu preset by it)
+          )->SettingsParser:
     "The `eagle3` argument parser: every subcommand's options, or with `only` those of one subcommand."
-    about = ("EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON); "
-             "flags given on the command line win.")
-    p = argparse.ArgumentParser(prog="eagle3", description=about)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    about = ("EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON) of "
+             "its options, and --print_config; flags given on the command line win.")
+    p = SettingsParser(prog="eagle3", description=about)
+    sub = p.add_subcommands(dest="cmd")
     for name in COMMANDS:
         fn, flags, help = command(name)
-        s = sub.add_parser(name, help=help, description=help)
-        s.add_argument("--config", help="YAML/JSON file of option values (see the docs of `load_cli_config`)")
-        s.set_defaults(fn=fn)
-        flags(s, settings=only is None or only == name)   # a stage's settings import its module: torch, transformers
+        s = SettingsParser(description=help)
+        config_flag(s)
+        on = only is None or only == name   # a stage's settings import its module: torch, transformers
+        flags(s, settings=on, **({"preset": preset, "device": device} if name == "run" else {}))
+        sub.add_subcommand(name, s, help=help)
+        s.prog = f"eagle3 {name}"   # in its usage line, as `eagle3 run --help` is typed
     return p
+
+def parse(argv:list|None=None)->Namespace:
+    "The subcommand's options (`cmd`: its name, `fn`: its function): a parser built for it and, for `run`, its preset."
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    for flag in ("--preset", "--device", "--config"): pre.add_argument(flag)
+    pre.add_argument("cmd", nargs="?")
+    k = pre.parse_known_args(argv)[0]
+    f = _settings_file(k.config) if k.config and k.cmd == "run" else {}   # a file may name the preset and the device
+    named = {x: getattr(k, x) or (f[x] if isinstance(f.get(x), str) else "auto") for x in ("preset", "device")}
+    p = parser(k.cmd if k.cmd in COMMANDS else "", named["preset"], named["device"])
+    ns = p.parse_args(argv)
+    a = ns[ns.cmd]
+    a.cmd, a.fn = ns.cmd, command(ns.cmd)[0]
+    return a
+
+def _settings_file(path:str)->dict:
+    "A --config file's top-level settings, where it reads as a mapping (the parser reports what it cannot read)."
+    import yaml
+    try: d = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError): return {}
+    return d if isinstance(d, dict) else {}
 
 # %% ../nbs/11_cli.ipynb #e918d98f
 def main(argv:list|None=None)->int:
     "Run the `eagle3` CLI; errors become one line on stderr and a non-zero exit code."
     try:
-        a = _launched(parse_with_config(parser, argv))
+        a = _launched(parse(argv))
         with warnings.catch_warnings():
             warnings.simplefilter("default")   # each warning once per place, not once per call
             for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
@@ -114,7 +130,7 @@ def main(argv:list|None=None)->int:
 
 PRODUCERS = ("regenerate", "extract")   # the subcommands one of several producers runs, each writing its own part
 
-def _launched(a:argparse.Namespace)->argparse.Namespace:
+def _launched(a:Namespace)->Namespace:
     "A producer (`regenerate`, `extract`) given no --shard takes its launcher's numbering (torchrun, a Slurm array), said once."
     if a.cmd in PRODUCERS and getattr(a, "shard", None) is None:
         from eagle3_nb.regeneration import launcher_shard
@@ -130,9 +146,9 @@ def _writer(a, argv:list|None):
         from eagle3_nb.regeneration import parse_shard, part_dir, part_path
         i, n = parse_shard(getattr(a, "shard", None))
         return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
-    if out and a.cmd == "online" and getattr(a, "extract.shard", None):   # an online producer of several: its own lock
+    if out and a.cmd == "online" and a.get("extract.shard"):   # an online producer of several: its own lock
         from eagle3_nb.regeneration import parse_shard, part_path
-        return writer_lock(part_path(Path(out)/"stream"/"producer", *parse_shard(getattr(a, "extract.shard"))), cmd)
+        return writer_lock(part_path(Path(out)/"stream"/"producer", *parse_shard(a.get("extract.shard"))), cmd)
     if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
     return writer_lock(out, cmd)
 

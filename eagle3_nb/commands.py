@@ -4,7 +4,7 @@
 
 # %% ../nbs/11b_commands.ipynb #a1c0e003
 from __future__ import annotations
-import argparse, json, sys
+import argparse, json, sys, typing
 from pathlib import Path
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error, read_json
 from .options import add_fields, engine_config, given
@@ -76,7 +76,7 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--parallel-drafting", action=argparse.BooleanOptionalAction, help="P-EAGLE: the draft proposes all "
                    "k tokens in one forward, as vLLM's --speculative-config parallel_drafting serves it (default: a "
                    "reference's, else off)")
-    s.add_argument("--draft-overrides", type=json.loads, default={}, metavar="JSON",   # as vLLM's --hf-overrides
+    s.add_argument("--draft-overrides", type=dict, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"norm_before_fc": true}\'')
     from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
     s.add_argument("--draft-attention", default=DRAFT_ATTENTION, choices=ATTENTION_CHOICES,
@@ -122,7 +122,7 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
                    "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a GPU, else float32 "
                    "or what an MLA verifier needs")
     s.add_argument("--trust-remote-code", action="store_true", help="run code the verifier ships (the probe loads it)")
-    s.add_argument("--chat-template-kwargs", type=json.loads, help="the chat template switches the draft will be served "
+    s.add_argument("--chat-template-kwargs", type=typing.Optional[dict], help="the chat template switches the draft will be served "
                    "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones --data was rendered with")
     s.add_argument("--json", action="store_true", help="JSON report")
 
@@ -265,7 +265,7 @@ def flags_online(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB), all producers")
     s.add_argument("--producers", type=int, default=1, help="1: the trainer starts its producer; N > 1: N producers, each "
                    "started apart with this command and --shard I/N (the trainers with --producers N)")
-    s.add_argument("--shard", dest="extract.shard", default=argparse.SUPPRESS, metavar="I/N",
+    s.add_argument("--shard", dest="extract.shard", metavar="I/N",
                    help="be producer I of N: extract this seeded share, pass after pass, within a Nth of --max-disk-gb")
     draft_config_flags(s)
     if settings:

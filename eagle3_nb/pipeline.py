@@ -28,8 +28,8 @@ _log = logger("pipeline")
 
 # %% auto #0
 __all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
-           'deep_merge', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir', 'write_summary',
-           'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts']
+           'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir',
+           'write_summary', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -142,14 +142,18 @@ def deep_merge(a:dict, b:dict)->dict:
     nest = lambda k, v: k in SECTIONS and isinstance(v, dict) and isinstance(a.get(k), dict)
     return {**a, **{k: deep_merge(a[k], v) if nest(k, v) else v for k, v in b.items()}}
 
+def preset_name(preset:str,        # a name in PRESETS, or auto
+                device:str="auto"): # the run's device setting
+    "The preset `preset` names: auto is gpu where the run may use a visible GPU, else cpu."
+    import torch
+    if preset == "auto": preset = "gpu" if device != "cpu" and torch.cuda.is_available() else "cpu"
+    if preset not in PRESETS: raise Eagle3Error(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
+    return preset
+
 def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by the device
                **settings):       # RunConfig fields; sections (train=..., extract=...) as dicts merge into the preset's
     "A `RunConfig`: the preset's settings, then `settings` over them."
-    import torch
-    if preset == "auto":
-        preset = "gpu" if settings.get("device", "auto") != "cpu" and torch.cuda.is_available() else "cpu"
-    if preset not in PRESETS: raise Eagle3Error(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
-    return RunConfig(**deep_merge(PRESETS[preset], settings))
+    return RunConfig(**deep_merge(PRESETS[preset_name(preset, settings.get("device", "auto"))], settings))
 
 # %% ../nbs/10_pipeline.ipynb #44daf3f1
 def preflight_verifier(cfg:RunConfig)->list[str]:
@@ -208,7 +212,7 @@ def _moved(old:dict)->dict:
     return {**old, **moved, "draft_overrides": o} if moved else old
 
 def settings_of(cfg:RunConfig)->dict:
-    "A `RunConfig` as plain data (run_config.json, --print-config): the verifier by where it is."
+    "A `RunConfig` as plain data (run_config.json): the verifier by where it is."
     return dataclasses.asdict(replace(cfg, verifier=cfg.verifier and str(cfg.verifier)))
 
 def check_run_dir(run_dir:Path,             # the run directory

@@ -8,7 +8,6 @@ import itertools, math, os, time
 from contextlib import nullcontext
 from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
@@ -23,7 +22,8 @@ from .objective import global_sum, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
 from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
 from .weight_average import WeightAverage
-if TYPE_CHECKING: from transformers import LlamaConfig
+# `LlamaConfig` in the annotations below is transformers' draft config, not imported: `eagle3 train --help` must not pay
+# for transformers, and jsonargparse, which builds the flags from `TrainConfig`, runs a module's TYPE_CHECKING imports
 
 # %% auto #0
 __all__ = ['KEYS', 'TrainConfig', 'collate', 'Plan', 'check_data', 'param_groups', 'Run', 'new_run', 'train_step', 'fresh_draft',

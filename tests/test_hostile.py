@@ -1,7 +1,7 @@
 """Hostile and malformed files, generated rather than hand-picked (hypothesis): the only outcomes allowed are success or
 one `Eagle3Error` line (exit 2 from the command line), never another exception, a traceback or a half-written output.
 `make test` draws 25 inputs per entry point from a fixed seed; `make test-slow` draws 500."""
-import json, os, struct
+import contextlib, io, json, os, struct
 from pathlib import Path
 import pytest
 import torch
@@ -129,8 +129,7 @@ def test_training_checkpoints(scratch):
 def test_run_settings_files(scratch):
     "`eagle3 run --config F` on generated YAML settings: a `RunConfig` built, or one line (before any work)."
     import yaml
-    from eagle3_nb.cli import parser, run_config_of
-    from eagle3_nb.options import parse_with_config
+    from eagle3_nb.cli import parse, run_config_of
     keys = ["prompts", "eval_prompts", "k", "device", "draft_vocab_size", "aux_layer_ids", "capture", "train", "engine",
             "extract", "preset", "max_new_tokens", "sample_temperature"]
     inner = st.dictionaries(st.sampled_from(["epochs", "lr", "batch_size", "ttt_steps", "max_model_len", "precision"]),
@@ -140,7 +139,10 @@ def test_run_settings_files(scratch):
     def check(d, garbage):
         f = scratch/f"s{len(os.listdir(scratch))}.yaml"
         f.write_text(yaml.safe_dump(d) if not garbage else "prompts: [1, 2\n  :: -")
-        try: run_config_of(parse_with_config(parser, ["run", "--config", str(f), "--run-dir", str(scratch/"r")]))
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err): run_config_of(parse(["run", "--config", str(f), "--run-dir", str(scratch/"r")]))
         except Eagle3Error as e: assert "\n" not in str(e), str(e)
-        except SystemExit as e: assert e.code == 2   # argparse's own one line, for a value of the wrong type
+        except SystemExit as e:   # argparse's usage, then one line: a value of the wrong type, an unknown key
+            assert e.code == 2 and err.getvalue().strip().splitlines()[-1].startswith("error: "), err.getvalue()
     check()
