@@ -244,7 +244,7 @@ def online_configs(a)->tuple:
     from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.train import TrainConfig
     g = given(a, ("conversations", "out", "max_disk_gb", "producers", *DRAFT_CONFIG_FLAGS))
-    eng, x = engine_config(g), g.pop("extract", {})
+    eng, x = engine_config(g, keep=("seed",)), g.pop("extract", {})   # --seed is training's here, not vLLM's
     return ExtractConfig(**x, engine=eng), TrainConfig(**g)
 
 def cmd_online(a)->int:

@@ -79,15 +79,17 @@ def given(a:Namespace,    # a parsed (sub)command line
     for k in ("config", "__path__", "fn", "cmd", *skip): d.pop(k, None)
     return d
 
-def engine_options(g:dict)->dict:
-    "vLLM's start-up options in `g` (a `given` dict: `EngineConfig` fields, flat, by vLLM's names), which loses them."
+def engine_options(g:dict,        # a `given` dict: `EngineConfig` fields flat, by vLLM's names, among the stage's
+                   keep:tuple=(),  # names that are the stage's own settings there (`online`'s --seed is training's)
+                  )->dict:
+    "vLLM's start-up options in `g`, which loses them."
     from eagle3_nb.engine import EngineConfig
-    return {f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g}
+    return {f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g and f.name not in keep}
 
-def engine_config(g:dict):
-    "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them."
+def engine_config(g:dict, keep:tuple=())->EngineConfig:
+    "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them (`keep`: `engine_options`')."
     from eagle3_nb.engine import EngineConfig
-    return EngineConfig(**engine_options(g))
+    return EngineConfig(**engine_options(g, keep))
 
 # %% ../nbs/11a_options.ipynb #bc312c10
 def config_flag(p:SettingsParser):
