@@ -23,7 +23,7 @@ def field_docs(cls)->dict:
 
 class SettingsParser(ArgumentParser):
     "jsonargparse's parser: flags spelt with dashes, a bool flag alone true, help from the fields' comments, one-line errors."
-    _fields = None   # while `add_fields` adds a dataclass's fields: their help, by dotted name
+    _fields = None   # while `add_fields` adds a dataclass's fields: dotted name -> (help, whether a bool)
 
     def __init__(self, *args, **kw): super().__init__(*args, **{"allow_abbrev": False, **kw})   # `--epoch` is no `--epochs`
 
@@ -32,11 +32,9 @@ class SettingsParser(ArgumentParser):
         if d is not None and args and args[0].startswith("--") and not dataclasses.is_dataclass(kw.get("type")):
             dest = args[0][2:]
             *sec, name = dest.split(".")
-            args, kw["dest"], kw["help"] = ("--" + ".".join([*sec, name.replace("_", "-")]), *args[1:]), dest, d.get(dest)
+            args, kw["dest"], kw["help"] = ("--" + ".".join([*sec, name.replace("_", "-")]), *args[1:]), dest, d.get(dest, (None,))[0]
         act = super().add_argument(*args, **kw)
-        if d is not None and set(typing.get_args(getattr(act, "_typehint", None)) or
-                                 [getattr(act, "_typehint", None)]) <= {bool, type(None)}:
-            act.nargs, act.const = "?", True   # `--fsdp` alone: true
+        if d is not None and d.get(act.dest, (None, False))[1]: act.nargs, act.const = "?", True   # `--fsdp` alone: true
         return act
 
     def error(self, message:str, ex=None):
@@ -59,7 +57,8 @@ def add_fields(p:SettingsParser, # the (sub)command's parser
     "One `--flag` per field of `cls` (nested dataclass fields recursively), built by jsonargparse from the type hints."
     hints = typing.get_type_hints(cls)
     fields = {f.name: hints[f.name] for f in dataclasses.fields(cls) if f"{prefix}{f.name}" not in skip}
-    SettingsParser._fields = {f"{prefix}{k}": v for k, v in field_docs(cls).items()}
+    docs, flag = field_docs(cls), lambda t: set(typing.get_args(t) or [t]) <= {bool, type(None)}
+    SettingsParser._fields = {f"{prefix}{k}": (docs.get(k), flag(t)) for k, t in fields.items()}
     own = {k for k, t in fields.items() if not dataclasses.is_dataclass(t)}   # sections: their own flags, below
     try: p.add_class_arguments(cls, prefix.rstrip(".") or None, skip={f.name for f in dataclasses.fields(cls)} - own)
     finally: SettingsParser._fields = None
