@@ -59,7 +59,7 @@ def cmd_demo(a)->int:
     run(cfg, a.run_dir)
     return 0
 
-def flags_demo(s:SettingsParser, settings:bool, **_):
+def flags_demo(s:SettingsParser, settings:bool):
     "`eagle3 demo`'s flags: `eagle3 run`'s, into `runs/demo` by default, with the `demo` preset."
     flags_run(s, settings, run_dir="runs/demo", preset="demo")
 

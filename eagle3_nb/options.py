@@ -28,13 +28,14 @@ class SettingsParser(ArgumentParser):
     def __init__(self, *args, **kw): super().__init__(*args, **{"allow_abbrev": False, **kw})   # `--epoch` is no `--epochs`
 
     def add_argument(self, *args, **kw):
-        d = SettingsParser._fields
+        d, bare = SettingsParser._fields, False
         if d is not None and args and args[0].startswith("--") and not dataclasses.is_dataclass(kw.get("type")):
             dest = args[0][2:]
             *sec, name = dest.split(".")
-            args, kw["dest"], kw["help"] = ("--" + ".".join([*sec, name.replace("_", "-")]), *args[1:]), dest, d.get(dest, (None,))[0]
+            kw["dest"], (kw["help"], bare) = dest, d.get(dest, (None, False))
+            args = ("--" + ".".join([*sec, name.replace("_", "-")]), *args[1:])
         act = super().add_argument(*args, **kw)
-        if d is not None and d.get(act.dest, (None, False))[1]: act.nargs, act.const = "?", True   # `--fsdp` alone: true
+        if bare: act.nargs, act.const = "?", True   # `--fsdp` alone: true
         return act
 
     def error(self, message:str, ex=None):
@@ -74,7 +75,7 @@ def given(a:Namespace,    # a parsed (sub)command line
           skip:tuple=(),  # what is not a setting (paths, the verifier, ...)
          )->dict:
     "The settings a parsed command line holds (defaults, a --config file's, the flags'), nested sections as dicts."
-    d = a.clone().as_dict()
+    d = a.as_dict()   # a copy, sections too
     for k in ("config", "__path__", "fn", "cmd", *skip): d.pop(k, None)
     return d
 
