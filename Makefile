@@ -72,17 +72,21 @@ test-gpu:
 	$(GPU_VENV)/bin/python -m pytest tests/test_notebooks.py -q -rs
 
 # the check a fresh offline GPU machine runs (10b_gpu_check): `make gpu-bundle`, on a machine with the registry, writes
-# gpu-check/ (the cut GGUF verifier, the gguf and accelerate wheels); carried there with the repository, `make gpu-check`
-# needs PyTorch with CUDA and transformers only (the wheels are imported from the files, the package from the repository)
+# gpu-check/ (the cut GGUF verifier; the gguf, accelerate and liger-kernel wheels); carried there with the repository,
+# `make gpu-check` needs PyTorch with CUDA and transformers only (the wheels are unpacked there, the package imported
+# from the repository)
 GPU_PY ?= python3
 GPU_CHECK_ARGS ?=
-gpu-bundle: $(STAMP)
+gpu-bundle: $(DEV_STAMP)
 	$(PY) -m eagle3_nb.gpu_check --bundle gpu-check
 
 gpu-check:
-	PYTHONPATH=$$(ls gpu-check/wheels/*.whl | paste -sd:) $(GPU_PY) -m eagle3_nb.gpu_check --gguf $(wildcard gpu-check/*.gguf) --out runs/gpu-check $(GPU_CHECK_ARGS)
+	# the wheels unpacked beside the repository, as pip would into site-packages (Python's zip import misses liger-kernel's
+	# namespace packages)
+	$(GPU_PY) -c "import glob, zipfile; [zipfile.ZipFile(w).extractall('gpu-check/site') for w in glob.glob('gpu-check/wheels/*.whl')]"
+	PYTHONPATH=gpu-check/site $(GPU_PY) -m eagle3_nb.gpu_check --gguf $(wildcard gpu-check/*.gguf) --out runs/gpu-check $(GPU_CHECK_ARGS)
 	# training at Kimi-K2.5's full dims, both draft attentions, bf16: tokens/s per GPU and MFU (bench/scale.py)
-	for att in llama mla; do PYTHONPATH=. $(GPU_PY) bench/scale.py --dims kimi-k2.5 --attention $$att --tokens 8192 --ttt-steps 3 \
+	for att in llama mla; do PYTHONPATH=.:gpu-check/site $(GPU_PY) bench/scale.py --dims kimi-k2.5 --attention $$att --tokens 8192 --ttt-steps 3 \
 	  --dtype bf16 --json runs/gpu-check/scale-$$att.json || exit 1; done
 
 # one optimiser step of the package's training step at named dims, per sample length (bench/scale.py); on a CPU the

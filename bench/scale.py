@@ -4,7 +4,8 @@ from the shapes, and their share of this device's peak measured by a matmul of t
 
 Usage: python bench/scale.py --dims demo --tokens 2048,16384 --ttt-steps 3 [--scale 4] [--attention llama|mla]
                              [--device cpu|cuda] [--dtype fp32|bf16] [--steps 2] [--json FILE]
-                             [--activation-checkpointing] [--peer-python .venv-peer/bin/python]
+                             [--activation-checkpointing] [--loss-kernel auto|chunked|liger]
+                             [--peer-python .venv-peer/bin/python]
 Each (tokens, TTT steps) runs in a fresh process, so each peak is its own. The figures name the dims, dtype, device and
 the CPU's capability; a sample of T tokens is one packed row (the loss scores 95% of it, as an answer after a prompt).
 """
@@ -75,13 +76,14 @@ def one(a)->dict:
     from eagle3_nb.core import machine
     from eagle3_nb.model import Eagle3Draft
     from eagle3_nb.train import TrainConfig, new_run, train_step
+    from eagle3_nb.objective import loss_kernel
     config = draft_config(a)
     T, dev, g = a.tokens, a.device, torch.Generator().manual_seed(0)
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
     Ht = getattr(config, "target_hidden_size", None) or H
     bf16 = a.dtype == "bf16"
     tc = TrainConfig(ttt_steps=a.ttt_steps, device=dev, precision=a.dtype, log_to="none",
-                     activation_checkpointing=a.activation_checkpointing)
+                     activation_checkpointing=a.activation_checkpointing, loss_kernel=a.loss_kernel)
     if dev == "cuda": torch.cuda.reset_peak_memory_stats()
     before = rss() if dev == "cpu" else torch.cuda.memory_allocated()
     model = Eagle3Draft(config, embed=(torch.randn(V, H, generator=g) * 0.02).bfloat16()).to(dev)   # frozen, as stored
@@ -104,6 +106,7 @@ def one(a)->dict:
     return {"dims": a.dims, "attention": a.attention or DIMS[a.dims][2], "scale": a.scale, "hidden_size": H,
             "num_attention_heads": config.num_attention_heads, "draft_vocab_size": Vd, "tokens": T,
             "ttt_steps": a.ttt_steps, "dtype": a.dtype, "activation_checkpointing": a.activation_checkpointing,
+            "loss_kernel": loss_kernel(a.loss_kernel, dev),
             "device": machine(dev), "peak_memory_bytes": int(peak),
             "model_and_data_bytes": int(base - before), "tokens_per_s": T / secs, "seconds_per_step": secs,
             "flops_per_token": fpt, "peak_flops": pk, "mfu": fpt * T / secs / pk, "loss": r.hist[-1]["loss"]}
@@ -112,7 +115,8 @@ def row(x:dict)->str:
     "One result as a markdown table row."
     lead = f"| {x['dims']} /{x.get('scale', 1)} | {x.get('attention')} | {x['tokens']:,} | {x['ttt_steps']} |"
     if "error" in x: return f"{lead} {x['error']} |"
-    kind = x["dtype"] + (" ckpt" if x.get("activation_checkpointing") else "")
+    kind = (x["dtype"] + (" ckpt" if x.get("activation_checkpointing") else "")
+            + (" liger" if x.get("loss_kernel") == "liger" else ""))
     sp = x.get("speculators")
     spec = ("" if sp is None else f" {sp['error']} |" if "error" in sp else
             f" {sp['peak_memory_bytes'] / 2**20:,.0f} MiB, {sp['tokens_per_s']:,.0f} tok/s |")
@@ -135,6 +139,8 @@ if __name__ == "__main__":
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--dtype", choices=["fp32", "bf16"], default=None, help="default: bf16 on a GPU, fp32 on a CPU")
     ap.add_argument("--activation-checkpointing", action="store_true", help="the draft layer recomputed in backward")
+    ap.add_argument("--loss-kernel", choices=["auto", "chunked", "liger"], default="auto",
+                    help="the loss's kernel (auto: liger-kernel's fused one on CUDA where installed)")
     ap.add_argument("--steps", type=int, default=2, help="timed steps after one warm-up step")
     ap.add_argument("--json", default=None, help="write the list of results here")
     ap.add_argument("--peer-python", default=None, help="speculators' virtualenv's python: its step beside (Llama drafts)")
@@ -152,6 +158,7 @@ if __name__ == "__main__":
                     "--dtype", a.dtype, "--steps", str(a.steps), "--one", str(T), str(K)]
             argv += ["--attention", a.attention] if a.attention else []
             argv += ["--activation-checkpointing"] if a.activation_checkpointing else []
+            argv += ["--loss-kernel", a.loss_kernel]
             p = subprocess.run(argv, capture_output=True, text=True)
             got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
             rows.append(json.loads(got[-1][6:]) if got else

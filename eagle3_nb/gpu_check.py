@@ -174,6 +174,19 @@ def _kinds(fig:dict, out:Path, v:Path, tc):
             train(out/"hs_train", _train_config(v, tc.device, tc.max_steps, **kind)[0], out/name, tc, progress=False)
             row["kinds"][name] = _acceptance(out/name/"draft", out, tc.device)
 
+def _loss_kernels(fig:dict, device:str):
+    "liger-kernel's fused loss against the chunked one at Kimi-K2.5's draft head: 8,192 rows, hidden 7168, vocabulary 32k."
+    import importlib.util
+    from eagle3_nb.objective import compare_loss_kernels
+    with _stage(fig, "loss kernels", device) as row:
+        if not device.startswith("cuda") or importlib.util.find_spec("liger_kernel") is None:
+            row["why"] = ("not compared: liger-kernel is not importable here" if device.startswith("cuda") else
+                          "not compared: a CPU runs the Triton kernel only under Triton's interpreter (07a tests it)")
+            return
+        row.update(compare_loss_kernels(8192, 7168, 32000, device, torch.bfloat16, 1024))
+    if row["loss"] > 1e-3 or max(row["grad_input"], row["grad_weight"]) > 5e-2:   # bf16 matmuls: a few 1e-3
+        raise Eagle3Error(f"liger-kernel's loss differs from the chunked one: {row}")
+
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)
               device:str="cuda",            # cuda, or cpu for the same check on a CPU
               gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier here
@@ -194,6 +207,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     _train_resumed(fig, out, config, tc)
     _judge(fig, out, v, device)
     _kinds(fig, out, v, tc)
+    _loss_kernels(fig, device)
     _profile(fig, out, config, tc)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
@@ -203,6 +217,10 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
 def _result(r:dict)->str:
     "A stage's outcome in words, for the table."
     if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
+    if "why" in r: return r["why"]
+    if "grad_input" in r:
+        return (f"liger vs chunked: loss {r['loss']:.1e}, gradients {r['grad_input']:.1e} / {r['grad_weight']:.1e}, hits "
+                f"{' / '.join(map(str, r['hits']))}; seconds chunked {r['seconds']['chunked']}, liger {r['seconds']['liger']}")
     if "kinds" in r: return "; ".join(f"{k}: {_result(x)}" for k, x in r["kinds"].items())
     if "loss" in r: return f"loss {r['loss']}, first step {r['first_step_s']} s"
     if "errors" in r: return f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}"
@@ -220,16 +238,16 @@ def figures_table(res:dict)->str:
     return f"{res['machine']}, {res['dtype']}\n\n" + "\n".join(rows)
 
 def bundle(dst:str|Path,     # the bundle's directory
-           most_mib:float=60,   # the most it may hold: an offline machine's upload, less room for the repository
+           most_mib:float=61,   # the most it may hold: an offline machine's upload (64 MiB), less the repository (3 MiB)
           )->Path:
-    "Write what a fresh offline GPU machine needs beside the repository into `dst`: the cut GGUF and two wheels."
+    "Write what a fresh offline GPU machine needs beside the repository into `dst`: the cut GGUF and three wheels."
     import importlib.metadata, shutil, subprocess
     dst = Path(dst); (dst/"wheels").mkdir(parents=True, exist_ok=True)
     g = check_gguf()
     shutil.copy(g, dst/g.name)
     # what transformers needs to read a GGUF (gguf; accelerate, which it asks for there), as installed here: pure Python,
     # imported from the wheels on PYTHONPATH, nothing installed
-    pins = [f"{n}=={importlib.metadata.version(n)}" for n in ("gguf", "accelerate")]
+    pins = [f"{n}=={importlib.metadata.version(n)}" for n in ("gguf", "accelerate", "liger-kernel")]
     subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(dst/"wheels"),
                     *pins], check=True)
     size = sum(p.stat().st_size for p in dst.rglob("*") if p.is_file())

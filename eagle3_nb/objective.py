@@ -4,17 +4,18 @@
 
 # %% ../nbs/07a_objective.ipynb #37e555b4
 from __future__ import annotations
+import time
 from pathlib import Path
 import torch
-from .core import SPEC_TOKENS
+from .core import SPEC_TOKENS, Eagle3Error
 from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
 from .attention import TTTLayout
 
 # %% auto #0
-__all__ = ['LOSS_ROWS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets', 'targets_of', 'SoftTargetCE',
-           'soft_target_ce', 'global_sum', 'kept_rows', 'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths',
-           'offline_acceptance']
+__all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
+           'targets_of', 'loss_kernel', 'SoftTargetCE', 'soft_target_ce', 'compare_loss_kernels', 'global_sum',
+           'kept_rows', 'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
@@ -44,6 +45,30 @@ def targets_of(last:torch.Tensor, head:dict, eps:float):
     "`target(i, j)`: rows i:j's `verifier_targets`, computed when the loss reaches them."
     return lambda i, j: verifier_targets(last[i:j], head, eps)
 
+LOSS_KERNELS = ("auto", "chunked", "liger")   # `loss_kernel`'s choices
+LIGER_EPS = 1e-10                             # liger-kernel's clamp of p before its log (0 log 0 counts 0)
+
+def loss_kernel(name:str,    # auto, chunked or liger
+                device:str,  # the device training runs on
+               )->str:
+    "The loss's kernel: `auto` is liger-kernel's fused one on CUDA where liger-kernel is installed, else the chunked one."
+    import importlib.util, os
+    if name not in LOSS_KERNELS: raise Eagle3Error(f"loss_kernel {name!r}: choose {', '.join(LOSS_KERNELS)}")
+    have, cuda = importlib.util.find_spec("liger_kernel") is not None, device.startswith("cuda")
+    if name == "auto": return "liger" if cuda and have else "chunked"
+    if name == "liger" and not have:
+        raise Eagle3Error("loss_kernel liger: liger-kernel is not installed (pip install 'liger-kernel>=0.8.5,<0.9')")
+    if name == "liger" and not cuda and os.environ.get("TRITON_INTERPRET") != "1":
+        raise Eagle3Error("loss_kernel liger: its Triton kernel runs on CUDA (on a CPU only under TRITON_INTERPRET=1, "
+                          "for tests): choose chunked")
+    return name
+
+def _liger_block(logits:torch.Tensor, p:torch.Tensor)->tuple:
+    "(summed cross-entropy, d loss / d logits) of one block by liger-kernel's fused KL kernel, written over `logits`."
+    from liger_kernel.backends import dispatch
+    kl, g = dispatch("kl_loss_and_grad", logits, p, None, -100, 1.0, LIGER_EPS, 1.0)
+    return kl.sum() - (p * p.clamp_min(LIGER_EPS).log()).sum(), g      # cross-entropy = KL(p || q) + entropy of p
+
 def _block_loss(logits:torch.Tensor, target:tuple)->tuple:
     "(loss, argmax hits, target p, log-softmax) of one block of rows: the draft's logits against the verifier's (p, argmax)."
     (p, arg), lp = target, logits.float().log_softmax(-1)
@@ -52,14 +77,19 @@ def _block_loss(logits:torch.Tensor, target:tuple)->tuple:
 class SoftTargetCE(torch.autograd.Function):
     "sum over rows of -p . log_softmax(y W^T), p the verifier's softmax; in blocks of rows, gradients made in the forward."
     @staticmethod
-    def forward(ctx, y, weight, target, rows, dt):
+    def forward(ctx, y, weight, target, rows, dt, kernel="chunked"):
         gy, gw = torch.zeros_like(y, dtype=torch.float32), torch.zeros_like(weight, dtype=torch.float32)
         loss, hits, w = y.new_zeros((), dtype=torch.float32), y.new_zeros((), dtype=torch.long), weight.to(dt)
         for i in range(0, len(y), rows):
             yc = y[i:i + rows].to(dt)                                          # (r, H)
-            l, h, p, lp = _block_loss(yc @ w.T, target(i, i + rows))
-            loss += l; hits += h
-            g = (lp.exp() - p).to(dt)                                          # d loss / d logits
+            logits, (p, arg) = yc @ w.T, target(i, i + rows)
+            if kernel == "liger":
+                hits += (logits.argmax(-1) == arg).sum()                       # before the kernel writes over the logits
+                l, g = _liger_block(logits, p)
+            else:
+                l, h, p, lp = _block_loss(logits, (p, arg)); hits += h
+                g = (lp.exp() - p).to(dt)                                      # d loss / d logits
+            loss += l
             gy[i:i + rows] = g @ w
             gw += (g.T @ yc).float()
         ctx.save_for_backward(gy, gw)
@@ -70,7 +100,7 @@ class SoftTargetCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dloss, _):
         gy, gw = ctx.saved_tensors
-        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None
+        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None, None
 
 def _through_module(logits:torch.Tensor, target, rows:int)->tuple:
     "The same sums from logits an `lm_head` module computed (the targets still in blocks): what FSDP's hooks need."
@@ -82,6 +112,7 @@ def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of t
                    lm_head:torch.nn.Linear, # the draft's lm_head (Vd, H)
                    target,               # target(i, j): (p, argmax) of rows i:j (`targets_of`, or rows of held ones)
                    rows:int=LOSS_ROWS,   # rows of the vocabulary held at once
+                   kernel:str="chunked", # each block's loss and gradient: chunked (torch's ops) or liger (`loss_kernel`)
                   )->tuple[torch.Tensor, torch.Tensor]:
     "(summed loss, argmax hits) of the draft against the verifier, in blocks of rows; the matmuls in autocast's dtype."
     if hasattr(lm_head.weight, "full_tensor"):   # FSDP-sharded: its hooks gather the weight and reduce-scatter its grad
@@ -89,7 +120,34 @@ def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of t
     dev = y.device.type
     dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else y.dtype
     with torch.autocast(dev, enabled=False):
-        return SoftTargetCE.apply(y, lm_head.weight, target, rows, dt)
+        return SoftTargetCE.apply(y, lm_head.weight, target, rows, dt, kernel)
+
+def compare_loss_kernels(n:int=300,          # scored rows
+                         hidden:int=64,      # the draft's (and the verifier's) hidden size
+                         vocab:int=1000,     # the draft vocabulary
+                         device:str="cpu",
+                         dtype:torch.dtype=torch.float32, # the matmuls' dtype (bf16: as autocast runs them)
+                         rows:int=128,       # rows of a block
+                        )->dict:
+    "liger-kernel's fused loss against the chunked one on random rows: relative differences, hits, seconds of each."
+    g = torch.Generator().manual_seed(0)
+    noisy = lambda x: (x + 0.5 * x.std() * torch.randn(x.shape, generator=g)).to(device)   # a draft near the verifier
+    last, head_w = torch.randn(n, hidden, generator=g), torch.randn(vocab, hidden, generator=g) * 2 * hidden ** -0.5
+    y, w = noisy(last).requires_grad_(), noisy(head_w).requires_grad_()
+    head = {"norm.weight": torch.ones(hidden, device=device), "lm_head.weight": head_w.to(device)}
+    target, got = targets_of(last.to(device), head, 1e-5), {}
+    for kernel in ("chunked", "liger"):
+        for _ in range(2):   # the second run timed (the first compiles the kernel)
+            if device.startswith("cuda"): torch.cuda.synchronize()
+            t = time.perf_counter()
+            loss, hits = SoftTargetCE.apply(y, w, target, rows, dtype, kernel)
+            gy, gw = torch.autograd.grad(loss, (y, w))
+            if device.startswith("cuda"): torch.cuda.synchronize()
+            got[kernel] = (loss, int(hits), gy, gw, time.perf_counter() - t)
+    (l0, h0, y0, w0, s0), (l1, h1, y1, w1, s1) = got["chunked"], got["liger"]
+    rel = lambda a, b: round(((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item(), 9)
+    return {"loss": rel(l1, l0), "grad_input": rel(y1, y0), "grad_weight": rel(w1, w0), "hits": [h0, h1],
+            "seconds": {"chunked": round(s0, 4), "liger": round(s1, 4)}}
 
 # %% ../nbs/07a_objective.ipynb #9eb34990
 def global_sum(x:torch.Tensor, world:int)->torch.Tensor:
@@ -132,6 +190,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
              world:int=1,          # number of ranks (the loss is normalised over all of them)
              checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
              explicit_below:int=0, # rows up to this length attend at steps k >= 1 over explicit scores (`explicit_below`)
+             loss_kernel:str="chunked", # each block's loss: chunked, or liger-kernel's fused kernel (`loss_kernel`)
             )->tuple[torch.Tensor, list, list]:
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
@@ -169,7 +228,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
         hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
         target = ((lambda i, j, r=at[bb, tt + 1 + k]: (P[r[i:j]], A[r[i:j]])) if held else
                   targets_of(last[bb, tt + 1 + k], head, eps))
-        lsum, hits = soft_target_ce(y, model.lm_head, target)
+        lsum, hits = soft_target_ce(y, model.lm_head, target, kernel=loss_kernel)
         lk = lsum * w * world / n                                        # ranks' gradients are averaged
         total = total + step_decay ** k * lk
         losses.append(lk.item() / world)

@@ -18,7 +18,7 @@ from .engine import fast_bf16
 from .shards import HiddenStates
 from .attention import explicit_below
 from .model import Eagle3Draft, attention_widths, export_vllm
-from .objective import global_sum, offline_acceptance, target_head, ttt_loss
+from .objective import global_sum, loss_kernel, offline_acceptance, target_head, ttt_loss
 from .draft_init import build_draft
 from .run_log import LOGGERS, RunLog, heldout_split, log_backends, step_scalars
 from .weight_average import WeightAverage
@@ -39,6 +39,8 @@ class TrainConfig:
     tokens_per_step: int = 0     # >0: samples packed back to back, this many tokens per optimizer step over all ranks
     ttt_steps: int = 3           # K unrolled training-time-test steps
     activation_checkpointing: bool = False # the draft layer recomputed in backward (the longest samples: less memory)
+    loss_kernel: str = "auto"   # chunked (torch's ops) or liger (liger-kernel's fused Triton kernel); auto: liger on CUDA
+                                # where liger-kernel is installed, else chunked
     ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
@@ -67,6 +69,7 @@ class TrainConfig:
         if not 0 < self.step_decay <= 1: raise Eagle3Error(f"step_decay {self.step_decay} must be in (0, 1]")
         if self.shuffle not in ("global", "shard"):
             raise Eagle3Error(f"shuffle {self.shuffle!r}: choose global or shard")
+        loss_kernel(self.loss_kernel, self.device)   # a name it lacks, or liger where it cannot run: one line now
         if self.precision not in ("auto", "bf16", "fp32"):
             raise Eagle3Error(f"precision {self.precision!r}: choose auto, bf16 or fp32")
         names = [n.strip() for n in self.log_to.split(",")]
@@ -307,9 +310,10 @@ def train_step(r:Run, batch:dict)->dict:
     cfg, params = r.cfg, r.params
     if r.explicit_below is None: r.explicit_below = _explicit_below(r)
     steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
+    kernel = loss_kernel(cfg.loss_kernel, cfg.device)
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
         loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world,
-                                      cfg.activation_checkpointing, r.explicit_below)
+                                      cfg.activation_checkpointing, r.explicit_below, kernel)
     r.opt.zero_grad()
     loss.backward()
     if not cfg.fsdp: _allreduce_grads(params, r.world)               # FSDP reduce-scatters (and averages) by itself
