@@ -190,7 +190,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
              world:int=1,          # number of ranks (the loss is normalised over all of them)
              checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
              explicit_below:int=0, # rows up to this length attend at steps k >= 1 over explicit scores (`explicit_below`)
-             loss_kernel:str="chunked", # each block's loss: chunked, or liger-kernel's fused kernel (`loss_kernel`)
+             kernel:str="chunked", # each block's loss: chunked, or liger-kernel's fused kernel (`loss_kernel`)
             )->tuple[torch.Tensor, list, list]:
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
@@ -228,7 +228,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
         hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
         target = ((lambda i, j, r=at[bb, tt + 1 + k]: (P[r[i:j]], A[r[i:j]])) if held else
                   targets_of(last[bb, tt + 1 + k], head, eps))
-        lsum, hits = soft_target_ce(y, model.lm_head, target, kernel=loss_kernel)
+        lsum, hits = soft_target_ce(y, model.lm_head, target, kernel=kernel)
         lk = lsum * w * world / n                                        # ranks' gradients are averaged
         total = total + step_decay ** k * lk
         losses.append(lk.item() / world)
