@@ -76,7 +76,6 @@ def one(a)->dict:
     from eagle3_nb.core import machine
     from eagle3_nb.model import Eagle3Draft
     from eagle3_nb.train import TrainConfig, new_run, train_step
-    from eagle3_nb.objective import loss_kernel
     config = draft_config(a)
     T, dev, g = a.tokens, a.device, torch.Generator().manual_seed(0)
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
@@ -106,7 +105,7 @@ def one(a)->dict:
     return {"dims": a.dims, "attention": a.attention or DIMS[a.dims][2], "scale": a.scale, "hidden_size": H,
             "num_attention_heads": config.num_attention_heads, "draft_vocab_size": Vd, "tokens": T,
             "ttt_steps": a.ttt_steps, "dtype": a.dtype, "activation_checkpointing": a.activation_checkpointing,
-            "loss_kernel": loss_kernel(a.loss_kernel, dev),
+            "loss_kernel": r.loss_kernel,
             "device": machine(dev), "peak_memory_bytes": int(peak),
             "model_and_data_bytes": int(base - before), "tokens_per_s": T / secs, "seconds_per_step": secs,
             "flops_per_token": fpt, "peak_flops": pk, "mfu": fpt * T / secs / pk, "loss": r.hist[-1]["loss"]}
@@ -140,7 +139,7 @@ if __name__ == "__main__":
     ap.add_argument("--dtype", choices=["fp32", "bf16"], default=None, help="default: bf16 on a GPU, fp32 on a CPU")
     ap.add_argument("--activation-checkpointing", action="store_true", help="the draft layer recomputed in backward")
     ap.add_argument("--loss-kernel", choices=["auto", "chunked", "liger"], default="auto",
-                    help="the loss's kernel (auto: liger-kernel's fused one on CUDA where installed)")
+                    help="the loss's kernel (auto: on CUDA with liger-kernel, the faster of the two)")
     ap.add_argument("--steps", type=int, default=2, help="timed steps after one warm-up step")
     ap.add_argument("--json", default=None, help="write the list of results here")
     ap.add_argument("--peer-python", default=None, help="speculators' virtualenv's python: its step beside (Llama drafts)")

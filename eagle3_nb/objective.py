@@ -4,7 +4,7 @@
 
 # %% ../nbs/07a_objective.ipynb #37e555b4
 from __future__ import annotations
-import time
+import functools, time
 from pathlib import Path
 import torch
 from .core import SPEC_TOKENS, Eagle3Error
@@ -14,8 +14,9 @@ from .attention import TTTLayout
 
 # %% auto #0
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
-           'targets_of', 'loss_kernel', 'SoftTargetCE', 'soft_target_ce', 'compare_loss_kernels', 'global_sum',
-           'kept_rows', 'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
+           'targets_of', 'loss_kernel', 'SoftTargetCE', 'soft_target_ce', 'compare_loss_kernels', 'kernels_agree',
+           'probe_loss_kernels', 'global_sum', 'kept_rows', 'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths',
+           'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
@@ -48,14 +49,20 @@ def targets_of(last:torch.Tensor, head:dict, eps:float):
 LOSS_KERNELS = ("auto", "chunked", "liger")   # `loss_kernel`'s choices
 LIGER_EPS = 1e-10                             # liger-kernel's clamp of p before its log (0 log 0 counts 0)
 
-def loss_kernel(name:str,    # auto, chunked or liger
-                device:str,  # the device training runs on
+def loss_kernel(name:str,               # auto, chunked or liger
+                device:str,             # the device training runs on
+                widths:tuple|None=None, # (hidden, draft vocabulary, matmul dtype): auto times both kernels there
                )->str:
-    "The loss's kernel: `auto` is liger-kernel's fused one on CUDA where liger-kernel is installed, else the chunked one."
+    """The loss's kernel. `auto`: the chunked one off CUDA or without liger-kernel; on CUDA with it, the faster of the
+    two on a probe at `widths` where they agree (`probe_loss_kernels`), liger without `widths`."""
     import importlib.util, os
     if name not in LOSS_KERNELS: raise Eagle3Error(f"loss_kernel {name!r}: choose {', '.join(LOSS_KERNELS)}")
     have, cuda = importlib.util.find_spec("liger_kernel") is not None, device.startswith("cuda")
-    if name == "auto": return "liger" if cuda and have else "chunked"
+    if name == "auto":
+        if not (cuda and have): return "chunked"
+        if widths is None: return "liger"
+        p = probe_loss_kernels(*widths, device)
+        return "liger" if kernels_agree(p) and p["seconds"]["liger"] < p["seconds"]["chunked"] else "chunked"
     if name == "liger" and not have:
         raise Eagle3Error("loss_kernel liger: liger-kernel is not installed (pip install 'liger-kernel>=0.8.5,<0.9')")
     if name == "liger" and not cuda and os.environ.get("TRITON_INTERPRET") != "1":
@@ -148,6 +155,15 @@ def compare_loss_kernels(n:int=300,          # scored rows
     rel = lambda a, b: round(((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item(), 9)
     return {"loss": rel(l1, l0), "grad_input": rel(y1, y0), "grad_weight": rel(w1, w0), "hits": [h0, h1],
             "seconds": {"chunked": round(s0, 4), "liger": round(s1, 4)}}
+
+def kernels_agree(cmp:dict)->bool:
+    "Whether `compare_loss_kernels`' figures are rounding apart (bf16 matmuls round logit gradients at a few 1e-3)."
+    return cmp["loss"] <= 1e-3 and max(cmp["grad_input"], cmp["grad_weight"]) <= 5e-2
+
+@functools.cache
+def probe_loss_kernels(hidden:int, vocab:int, dtype:torch.dtype, device:str)->dict:
+    "`compare_loss_kernels` on two blocks of rows at these widths, once a process: what `auto` chooses by on CUDA."
+    return compare_loss_kernels(2 * LOSS_ROWS, hidden, vocab, device, dtype, LOSS_ROWS)
 
 # %% ../nbs/07a_objective.ipynb #9eb34990
 def global_sum(x:torch.Tensor, world:int)->torch.Tensor:
