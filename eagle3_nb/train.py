@@ -40,7 +40,7 @@ class TrainConfig:
     ttt_steps: int = 3           # K unrolled training-time-test steps
     activation_checkpointing: bool = False # the draft layer recomputed in backward (the longest samples: less memory)
     loss_kernel: str = "auto"   # chunked (torch's ops) or liger (liger-kernel's fused Triton kernel); auto: on CUDA with
-                                # liger-kernel installed the faster of the two, timed at the first step; else chunked
+                                # liger-kernel installed the faster of the two, timed at the first step; else (and under FSDP) chunked
     ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
@@ -311,9 +311,10 @@ def train_step(r:Run, batch:dict)->dict:
     cfg, params = r.cfg, r.params
     if r.explicit_below is None: r.explicit_below = _explicit_below(r)
     steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
-    if r.loss_kernel is None:
+    if r.loss_kernel is None:   # under FSDP the lm_head runs as its module (`soft_target_ce`): the chunked sums, no probe
         dt = torch.bfloat16 if cfg.bf16 else torch.float32
-        r.loss_kernel = loss_kernel(cfg.loss_kernel, cfg.device, (r.config.hidden_size, r.config.draft_vocab_size, dt))
+        r.loss_kernel = "chunked" if cfg.fsdp else loss_kernel(cfg.loss_kernel, cfg.device,
+                                                               (r.config.hidden_size, r.config.draft_vocab_size, dt))
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
         loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world,
                                       cfg.activation_checkpointing, r.explicit_below, r.loss_kernel)
