@@ -195,7 +195,8 @@ DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.
 BEFORE = {"capture": "extract",   # what a run_config.json written before a setting existed did, where not its default
           "fc_norm": False, "norm_output": False, "parallel_drafting": False}
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
-           "train.log_to", "train.loss_kernel", "regenerate.shard",   # the run's `shard` again (producer 0 records and checks it)
+           "train.log_to", "train.loss_kernel",   # where it logs; which kernel computes the same loss
+           "regenerate.shard",   # the run's `shard` again (producer 0 records and checks it)
            "train.draft_vocab_size"}   # a copy of draft_vocab_size that earlier versions recorded (and did not always use)
 
 def _flat(d:dict, pre:str="")->dict:
