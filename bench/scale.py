@@ -105,7 +105,7 @@ def one(a)->dict:
     return {"dims": a.dims, "attention": a.attention or DIMS[a.dims][2], "scale": a.scale, "hidden_size": H,
             "num_attention_heads": config.num_attention_heads, "draft_vocab_size": Vd, "tokens": T,
             "ttt_steps": a.ttt_steps, "dtype": a.dtype, "activation_checkpointing": a.activation_checkpointing,
-            "loss_kernel": r.loss_kernel,
+            "loss_kernel": r.loss_kernel, "later_attention": "explicit" if T <= r.explicit_below else "fused",
             "device": machine(dev), "peak_memory_bytes": int(peak),
             "model_and_data_bytes": int(base - before), "tokens_per_s": T / secs, "seconds_per_step": secs,
             "flops_per_token": fpt, "peak_flops": pk, "mfu": fpt * T / secs / pk, "loss": r.hist[-1]["loss"]}
@@ -115,7 +115,8 @@ def row(x:dict)->str:
     lead = f"| {x['dims']} /{x.get('scale', 1)} | {x.get('attention')} | {x['tokens']:,} | {x['ttt_steps']} |"
     if "error" in x: return f"{lead} {x['error']} |"
     kind = (x["dtype"] + (" ckpt" if x.get("activation_checkpointing") else "")
-            + (" liger" if x.get("loss_kernel") == "liger" else ""))
+            + (" liger" if x.get("loss_kernel") == "liger" else "")
+            + (" explicit" if x.get("later_attention") == "explicit" else ""))   # steps k >= 1 without the fused kernel
     sp = x.get("speculators")
     spec = ("" if sp is None else f" {sp['error']} |" if "error" in sp else
             f" {sp['peak_memory_bytes'] / 2**20:,.0f} MiB, {sp['tokens_per_s']:,.0f} tok/s |")

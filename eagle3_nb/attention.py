@@ -4,15 +4,16 @@
 
 # %% ../nbs/06b_attention.ipynb #ed4924ee
 from __future__ import annotations
-import functools, time
-from dataclasses import dataclass
+import functools, time, warnings
+from dataclasses import dataclass, replace
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['ATTENTION', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PROBE_TOKENS', 'TTTLayout', 'sample_segments', 'CausalLSE',
-           'ttt_attention', 'register_attention', 'explicit_below']
+__all__ = ['ATTENTION', 'FUSED_DEVICES', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PROBE_TOKENS', 'EVERY_ROW', 'TTTLayout',
+           'sample_segments', 'lse_kernel', 'CausalLSE', 'ttt_attention', 'register_attention', 'compare_later',
+           'later_agree', 'explicit_below']
 
 # %% ../nbs/06b_attention.ipynb #9b94c2af
 ATTENTION = "eagle3_ttt"   # the name the draft's attention modules look their attention function up by
@@ -37,25 +38,50 @@ def sample_segments(starts:torch.Tensor)->list|None:
     return out
 
 # %% ../nbs/06b_attention.ipynb #d578ffb1
+FUSED_DEVICES = ("cpu", "cuda")   # devices with fused causal kernels that return each query's log-sum-exp
+
+def lse_kernel(q:torch.Tensor)->str:
+    "The kernel `CausalLSE` runs for `q`: PyTorch's CPU kernel; on CUDA flash attention (16-bit) or memory-efficient."
+    if q.device.type == "cpu": return "cpu"
+    return "flash" if q.dtype in (torch.float16, torch.bfloat16) else "efficient"
+
 class CausalLSE(torch.autograd.Function):
-    "Causal attention and each query's log-sum-exp by PyTorch's fused CPU kernel, both differentiable."
+    "Causal attention and each query's log-sum-exp by the device's fused kernel (`lse_kernel`), both differentiable."
     @staticmethod
     def forward(ctx, q, k, v, scale):
-        out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True, scale=scale)
-        ctx.save_for_backward(q, k, v, out, lse)
-        ctx.scale = scale
-        return out, lse                                                    # (B, h, T, D), (B, h, T)
+        ops, T = torch.ops.aten, q.shape[-2]
+        ctx.scale, ctx.kind = scale, lse_kernel(q)
+        if ctx.kind == "cpu":
+            out, lse = ops._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True, scale=scale)
+            ctx.save_for_backward(q, k, v, out, lse)
+        elif ctx.kind == "flash":
+            out, lse, cq, ck, ctx.mq, ctx.mk, seed, off, _ = ops._scaled_dot_product_flash_attention(
+                q, k, v, 0.0, True, False, scale=scale)
+            ctx.save_for_backward(q, k, v, out, lse, cq, ck, seed, off)
+        else:
+            out, lse, seed, off = ops._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.0, True, scale=scale)
+            ctx.save_for_backward(q, k, v, out, lse, seed, off)
+        return out, (lse if lse.shape[-1] == T else lse[..., :T].contiguous())   # (B, h, T, D), (B, h, T)
 
     @staticmethod
     def backward(ctx, dout, dlse):
-        q, k, v, out, lse = ctx.saved_tensors
+        ops, (q, k, v, out, lse, *rest) = torch.ops.aten, ctx.saved_tensors
         dout = dout.contiguous()
         if dlse is not None:   # the kernel's rowsum(dO * O) term less dlse: through O, along dO
             n2 = dout.float().pow(2).sum(-1, keepdim=True)
             shift = dlse.float().unsqueeze(-1) * dout.float() / n2.clamp_min(1e-30)
             out = torch.where(n2 > 0, out.float() - shift, out.float()).to(out.dtype)
-        dq, dk, dv = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
-            dout, q, k, v, out, lse, 0.0, True, scale=ctx.scale)
+        if ctx.kind == "cpu":
+            dq, dk, dv = ops._scaled_dot_product_flash_attention_for_cpu_backward(dout, q, k, v, out, lse, 0.0, True,
+                                                                                  scale=ctx.scale)
+        elif ctx.kind == "flash":
+            cq, ck, seed, off = rest
+            dq, dk, dv = ops._scaled_dot_product_flash_attention_backward(dout, q, k, v, out, lse, cq, ck, ctx.mq, ctx.mk,
+                                                                          0.0, True, seed, off, scale=ctx.scale)
+        else:
+            seed, off = rest
+            dq, dk, dv, _ = ops._scaled_dot_product_efficient_attention_backward(
+                dout, q, k, v, None, out, lse, seed, off, 0.0, [True, True, True, False], True, scale=ctx.scale)
         return dq, dk, dv, None
 
 # %% ../nbs/06b_attention.ipynb #b2688ea8
@@ -119,7 +145,7 @@ def _later(q, k, v, lay:TTTLayout, scale:float, rep:int, fused:bool|None=None):
     if rep > 1: k, v = k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
     kd = k[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)                        # (B, h, N, k, D): its own earlier keys
     vd = v[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)
-    if lay.explicit or not (q.device.type == "cpu" if fused is None else fused):   # short rows; or no fused lse kernel
+    if lay.explicit or not (q.device.type in FUSED_DEVICES if fused is None else fused):   # short rows; or no kernel
         return _blocks(q, k[:, :, :T], v[:, :, :T], kd, vd, lay, scale)
     oa, la = _prefix_fused(q, k[:, :, :T], _widen(v[:, :, :T], D), lay, scale)    # (B, h, N, D), (B, h, N)
     sd = ((q.unsqueeze(-2) * kd).sum(-1) * scale).float()                         # (B, h, N, k)
@@ -150,6 +176,43 @@ def register_attention():
 # %% ../nbs/06b_attention.ipynb #095a508c
 PROBE_LENGTHS = (64, 128, 256, 512, 1024)   # row lengths `explicit_below` times, shortest first
 PROBE_TOKENS = 2048                          # tokens of each timed batch (rows x length)
+EVERY_ROW = 2**62                            # `explicit_below` where the fused kernel fails or disagrees: every row
+
+def _probe_rows(B:int, T:int, step:int, heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype, device:str)->tuple:
+    "Random q, k, v of one step k >= 1 (leaves in `dtype` on `device`) and its layout: B rows of T tokens, all kept."
+    g = torch.Generator().manual_seed(0)
+    x = [torch.randn(B, h, n, d, generator=g).to(device, dtype).requires_grad_()
+         for h, n, d in ((heads, T, qk_dim), (kv_heads, (1 + step) * T, qk_dim), (kv_heads, (1 + step) * T, v_dim))]
+    rows = torch.arange(T, device=device).expand(B, T)
+    starts, real = torch.zeros_like(rows), torch.ones_like(rows, dtype=torch.bool)
+    return x, TTTLayout(T, step, starts, rows, real)
+
+def _later_probe(x:list, lay:TTTLayout, heads:int, fused:bool, explicit:bool=False):
+    "One step k >= 1 of `_probe_rows`' rows as training runs it (bf16 autocast for bf16), forward and backward."
+    dev, (q, k, v) = x[0].device.type, x
+    with torch.autocast(dev, dtype=torch.bfloat16, enabled=q.dtype == torch.bfloat16):
+        o = _later(q, k, v, replace(lay, explicit=explicit), q.shape[-1] ** -0.5, heads // k.shape[1], fused=fused)
+    return o
+
+def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dtype, device:str="cpu",
+                  T:int=160, step:int=2)->dict:
+    """One step k >= 1 on two random rows of `T` tokens by the fused kernel and by the block path over explicit scores:
+    the relative differences (max |a - b| / max |b|) of the output and the three gradients; `error`: the kernel's."""
+    x, lay = _probe_rows(2, T, step, heads, kv_heads, qk_dim, v_dim, dtype, device)
+    w = torch.randn(2, heads, T, v_dim, generator=torch.Generator().manual_seed(1)).to(device)
+    def run(fused:bool)->list:
+        o = _later_probe(x, lay, heads, fused).float()
+        return [o, *torch.autograd.grad((o * w).sum(), x)]
+    try: a = run(True)
+    except (RuntimeError, NotImplementedError) as e:   # e.g. a head width or a GPU the kernel does not take
+        return {"error": f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}"}
+    b = run(False)
+    rel = lambda a, b: round(((a.float() - b.float()).abs().max() / b.float().abs().max().clamp_min(1e-30)).item(), 9)
+    return dict(zip(("output", "grad_q", "grad_k", "grad_v"), (rel(u, v) for u, v in zip(a, b))))
+
+def later_agree(cmp:dict, dtype:torch.dtype)->bool:
+    "Whether `compare_later`'s figures are rounding apart: 1e-3 in float32, 5e-2 where matmuls round to 16 bits."
+    return "error" not in cmp and max(cmp.values()) <= (1e-3 if dtype == torch.float32 else 5e-2)
 
 @functools.cache
 def explicit_below(heads:int,           # the draft's query heads
@@ -159,23 +222,24 @@ def explicit_below(heads:int,           # the draft's query heads
                    dtype:torch.dtype,   # what the kernels run in (bf16 under autocast)
                    device:str="cpu",
                   )->int:
-    "The longest row (of `PROBE_LENGTHS`) up to which steps k >= 1 run faster over explicit scores here; 0 off a CPU."
-    if device != "cpu": return 0
-    best, bf16 = 0, dtype == torch.bfloat16
+    """The longest row (of `PROBE_LENGTHS`) up to which steps k >= 1 run faster over explicit scores here; `EVERY_ROW`
+    where the fused kernel fails or disagrees with them (`compare_later`, said once); 0 on a device with no fused kernel."""
+    if device not in FUSED_DEVICES: return 0
+    if not later_agree(cmp := compare_later(heads, kv_heads, qk_dim, v_dim, dtype, device), dtype):
+        warnings.warn(f"the fused attention kernel ({device}, {str(dtype).split('.')[-1]}, {heads} heads of "
+                      f"{qk_dim}/{v_dim}) does not match explicit scores at steps k >= 1 ({cmp}): those steps run over "
+                      "explicit scores in blocks (exact, slower)")
+        return EVERY_ROW
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    best = 0
     for T in PROBE_LENGTHS:
-        B, g = max(1, PROBE_TOKENS // T), torch.Generator().manual_seed(0)
-        q = torch.randn(B, heads, T, qk_dim, generator=g).to(dtype).requires_grad_()
-        k = torch.randn(B, kv_heads, 2 * T, qk_dim, generator=g).to(dtype).requires_grad_()
-        v = torch.randn(B, kv_heads, 2 * T, v_dim, generator=g).to(dtype).requires_grad_()
-        every, zero = torch.arange(T).expand(B, T), torch.zeros(B, T, dtype=torch.long)
+        x, lay = _probe_rows(max(1, PROBE_TOKENS // T), T, 1, heads, kv_heads, qk_dim, v_dim, dtype, device)
         def seconds(explicit:bool)->float:   # the faster of two timed runs after a warm-up
-            lay, ts = TTTLayout(T, 1, zero, every, torch.ones(B, T, dtype=torch.bool), explicit), []
+            ts = []
             for _ in range(3):
-                t = time.perf_counter()
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):   # as training runs it
-                    o = _later(q, k, v, lay, qk_dim ** -0.5, heads // kv_heads)
-                o.float().sum().backward()
-                ts.append(time.perf_counter() - t)
+                sync(); t = time.perf_counter()
+                _later_probe(x, lay, heads, not explicit, explicit).float().sum().backward()
+                sync(); ts.append(time.perf_counter() - t)
             return min(ts[1:])
         if seconds(True) >= seconds(False): break
         best = T

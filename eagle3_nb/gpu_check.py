@@ -186,6 +186,17 @@ def _loss_kernels(fig:dict, device:str):
         row.update(compare_loss_kernels(8192, 7168, 32000, device, torch.bfloat16, 1024))
     row["agree"] = kernels_agree(row)   # the check fails on False, once its figures are written
 
+def _attention_kernels(fig:dict, device:str, config):
+    "The fused kernel of TTT steps k >= 1 against explicit scores (`compare_later`): the check's draft, Kimi-K2.5's MLA one."
+    from eagle3_nb.attention import compare_later, later_agree
+    from eagle3_nb.model import attention_widths
+    cuda = device.startswith("cuda")
+    dt, kimi = (torch.bfloat16 if cuda else torch.float32), (64, 64, 192, 128)   # Kimi-K2.5's draft: 64 heads, MLA widths
+    with _stage(fig, "attention kernels", device) as row:
+        row["attention"] = {"check's draft": compare_later(*attention_widths(config), dt, device.split(":")[0]),
+                            "kimi-k2.5 mla": compare_later(*kimi, dt, device.split(":")[0], T=1024 if cuda else 256)}
+    row["agree"] = all(later_agree(c, dt) for c in row["attention"].values())   # False fails the check, figures written
+
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)
               device:str="cuda",            # cuda, or cpu for the same check on a CPU
               gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier here
@@ -207,16 +218,23 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     _judge(fig, out, v, device)
     _kinds(fig, out, v, tc)
     _loss_kernels(fig, device)
+    _attention_kernels(fig, device, config)
     _profile(fig, out, config, tc)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
     if fig["loss kernels"].get("agree") is False:
         raise Eagle3Error(f"liger-kernel's loss differs from the chunked one: {fig['loss kernels']}")
+    if not fig["attention kernels"]["agree"]:
+        raise Eagle3Error(f"the fused attention kernel differs from explicit scores: {fig['attention kernels']}")
     return res
 
 # %% ../nbs/10b_gpu_check.ipynb #b27047f4
 def _result(r:dict)->str:
     "A stage's outcome in words, for the table."
+    if "attention" in r:
+        return "; ".join(f"{k}: {x['error']}" if "error" in x else
+                         f"{k}: output {x['output']:.1e}, gradients {max(x['grad_q'], x['grad_k'], x['grad_v']):.1e}"
+                         for k, x in r["attention"].items())
     if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
     if "why" in r: return r["why"]
     if "grad_input" in r:

@@ -298,12 +298,12 @@ def _checkpoint(r:Run):
 
 # %% ../nbs/07_train.ipynb #398bf161
 def _explicit_below(r:Run)->int:
-    "Where this run's later steps switch from explicit scores to the fused kernel: timed here, the least over the ranks."
+    "Where this run's later steps switch from explicit scores to the fused kernel: measured here, the most over the ranks."
     n = explicit_below(*attention_widths(r.config), torch.bfloat16 if r.cfg.bf16 else torch.float32,
                        r.cfg.device.split(":")[0])
-    if r.world > 1:   # one path on every rank
+    if r.world > 1:   # one path on every rank (a rank whose fused kernel disagrees sends them all to explicit scores)
         import torch.distributed as dist
-        t = torch.tensor(n, device=r.cfg.device); dist.all_reduce(t, op=dist.ReduceOp.MIN); n = int(t)
+        t = torch.tensor(n, device=r.cfg.device); dist.all_reduce(t, op=dist.ReduceOp.MAX); n = int(t)
     return n
 
 def train_step(r:Run, batch:dict)->dict:
