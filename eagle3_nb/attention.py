@@ -27,10 +27,13 @@ class TTTLayout:
     rows: torch.Tensor|None = None  # (B, N) positions of the rows computed at steps k >= 1, ascending in each row
     real: torch.Tensor|None = None  # (B, N) which of `rows` are rows, not padding
     explicit: bool = False          # steps k >= 1 over explicit scores kept for backward: short rows (`explicit_below`)
+    segments: list|None = None      # each row's samples (`sample_segments`): found here unless given (once a batch)
+    def __post_init__(self):
+        if self.segments is None: self.segments = sample_segments(self.starts)
 
-def sample_segments(starts:torch.Tensor)->list|None:
-    "Each row's samples as (start, end) pairs; None where every row is one sample."
-    if not starts.any(): return None
+def sample_segments(starts:torch.Tensor)->list:
+    "Each row's samples as (start, end) pairs; [] where every row is one sample."
+    if not starts.any(): return []
     out = []
     for s in starts.tolist():
         cuts = [i for i in range(1, len(s)) if s[i] != s[i - 1]]
@@ -91,7 +94,7 @@ def _widen(v:torch.Tensor, d:int)->torch.Tensor: return v if v.shape[-1] == d el
 
 def _per_sample(att, lay:TTTLayout, q, k, v)->tuple:
     "`att(q, k, v)`, a tuple of (B, h, T, ...) tensors, on each sample of each row alone (one call for one-sample rows)."
-    if (segs := sample_segments(lay.starts)) is None: return att(q, k, v)
+    if not (segs := lay.segments): return att(q, k, v)
     parts = [[att(q[b:b + 1, :, s:e], k[b:b + 1, :, s:e], v[b:b + 1, :, s:e]) for s, e in seg] for b, seg in enumerate(segs)]
     return tuple(torch.cat([torch.cat([p[i] for p in row], 2) for row in parts], 0) for i in range(len(parts[0][0])))
 

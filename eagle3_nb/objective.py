@@ -10,7 +10,7 @@ import torch
 from .core import SPEC_TOKENS, Eagle3Error
 from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
-from .attention import TTTLayout
+from .attention import TTTLayout, sample_segments
 
 # %% auto #0
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
@@ -220,23 +220,23 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
     need = torch.zeros_like(mask)                                        # the positions some step scores against
     for k, v in enumerate(valid): need[:, 1 + k:] |= v[:, :T - 1 - k]
-    if held := int(need.sum()) * head["lm_head.weight"].shape[0] <= TARGET_ELEMENTS:   # once for all K steps
+    if held := (m := int(need.sum())) * head["lm_head.weight"].shape[0] <= TARGET_ELEMENTS:   # once for all K steps
         at = torch.full((B, T), -1, dtype=torch.long, device=ids.device)
-        at[need] = torch.arange(int(need.sum()), device=ids.device)      # (B, T) -> its row of P and A
+        at[need] = torch.arange(m, device=ids.device)                    # (B, T) -> its row of P and A
         P, A = verifier_targets(last[need], head, eps)
-    b = torch.arange(B, device=ids.device)[:, None]
+    b, segs = torch.arange(B, device=ids.device)[:, None], sample_segments(starts)    # the samples: read once a batch
+    counts = global_sum(torch.stack([v.sum() for v in valid]).float() * w, world).tolist()   # scored per step, all ranks
     hidden, cache = model.fuse(aux), StepCache()
-    total, losses, accs = 0.0, [], []
+    total, losses, hits = 0.0, [], []
     for k in range(steps):
-        n = global_sum(valid[k].sum().float() * w, world)                # tokens scored at step k, over all ranks
-        if n == 0: break
+        if (n := counts[k]) == 0: break
         if k == 0:   # every position: the prompt's states are the keys of all later steps
-            lay, x, pos, sel = TTTLayout(T, 0, starts), _shift(ids, 1), pos0, valid[0]
+            lay, x, pos, sel = TTTLayout(T, 0, starts, segments=segs), _shift(ids, 1), pos0, valid[0]
             bb, tt = sel.nonzero(as_tuple=True)                          # the scored tokens, in `select`'s order
         else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
             if par: hidden = model.mask_state().expand(B, idx.shape[1], -1)   # P-EAGLE: every later step a masked slot
             elif k == 1: hidden = hidden[b, idx]                         # (B, N, H)
-            lay = TTTLayout(T, k, starts, idx, real, T <= explicit_below)
+            lay = TTTLayout(T, k, starts, idx, real, T <= explicit_below, segs)
             x, pos, sel = _shift(ids, 1 + k)[b, idx], pos0[b, idx] + k, valid[k][b, idx] & real
             if par: x = torch.full_like(x, model.config.ptd_token_id)
             bb, rr = sel.nonzero(as_tuple=True)
@@ -244,12 +244,13 @@ def ttt_loss(model:Eagle3Draft,    # the draft
         hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
         target = ((lambda i, j, r=at[bb, tt + 1 + k]: (P[r[i:j]], A[r[i:j]])) if held else
                   targets_of(last[bb, tt + 1 + k], head, eps))
-        lsum, hits = soft_target_ce(y, model.lm_head, target, kernel=kernel)
+        lsum, h = soft_target_ce(y, model.lm_head, target, kernel=kernel)
         lk = lsum * w * world / n                                        # ranks' gradients are averaged
         total = total + step_decay ** k * lk
-        losses.append(lk.item() / world)
-        accs.append(hits.item() / max(len(y), 1))
-    return total, losses, accs
+        losses.append(lk.detach()); hits.append((h, max(len(y), 1)))
+    read = torch.stack([x.double() for x in losses + [h for h, _ in hits]]).tolist() if losses else []   # one read
+    done = len(losses)
+    return total, [l / world for l in read[:done]], [h / rows for h, (_, rows) in zip(read[done:], hits)]
 
 # %% ../nbs/07a_objective.ipynb #fb071a36
 @torch.no_grad()
