@@ -191,7 +191,7 @@ def _probe_rows(B:int, T:int, step:int, heads:int, kv_heads:int, qk_dim:int, v_d
     return x, TTTLayout(T, step, starts, rows, real)
 
 def _later_probe(x:list, lay:TTTLayout, heads:int, fused:bool, explicit:bool=False):
-    "One step k >= 1 of `_probe_rows`' rows as training runs it (bf16 autocast for bf16), forward and backward."
+    "The output of one step k >= 1 over `_probe_rows`' rows, as training runs it (under bf16 autocast for bf16)."
     dev, (q, k, v) = x[0].device.type, x
     with torch.autocast(dev, dtype=torch.bfloat16, enabled=q.dtype == torch.bfloat16):
         o = _later(q, k, v, replace(lay, explicit=explicit), q.shape[-1] ** -0.5, heads // k.shape[1], fused=fused)
