@@ -5,8 +5,9 @@ from the shapes, and their share of this device's peak measured by a matmul of t
 Usage: python bench/scale.py --dims demo --tokens 2048,16384 --ttt-steps 3 [--scale 4] [--attention llama|mla]
                              [--device cpu|cuda] [--dtype fp32|bf16] [--steps 2] [--json FILE]
                              [--activation-checkpointing] [--loss-kernel auto|chunked|liger]
-                             [--peer-python .venv-peer/bin/python]
-Each (tokens, TTT steps) runs in a fresh process, so each peak is its own. The figures name the dims, dtype, device and
+                             [--peer-python .venv-peer/bin/python] [--alternate ROUNDS]
+Each (tokens, TTT steps) runs in a fresh process, so each peak is its own; `--alternate` times the lengths again in
+turn in one process, so that their tokens/s ratio is taken at one machine speed. The figures name the dims, dtype, device and
 the CPU's capability; a sample of T tokens is one packed row (the loss scores 95% of it, as an answer after a prompt).
 """
 import argparse, json, os, resource, subprocess, sys, tempfile, time
@@ -71,27 +72,33 @@ def peer(a, T:int, K:int)->dict:
     got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
     return json.loads(got[-1][6:]) if got else {"error": f"exit {p.returncode} (killed: out of memory?)"}
 
-def one(a)->dict:
-    "One (dims, tokens, TTT steps) measurement, in this process."
-    from eagle3_nb.core import machine
+def setup(a, config, T:int)->tuple:
+    "(run, batch) of the package's training step (`train.new_run`) on one synthetic sample of `T` tokens."
     from eagle3_nb.model import Eagle3Draft
-    from eagle3_nb.train import TrainConfig, new_run, train_step
-    config = draft_config(a)
-    T, dev, g = a.tokens, a.device, torch.Generator().manual_seed(0)
+    from eagle3_nb.train import TrainConfig, new_run
+    dev, g = a.device, torch.Generator().manual_seed(0)
     H, V, Vd = config.hidden_size, config.vocab_size, config.draft_vocab_size
     Ht = getattr(config, "target_hidden_size", None) or H
-    bf16 = a.dtype == "bf16"
     tc = TrainConfig(ttt_steps=a.ttt_steps, device=dev, precision=a.dtype, log_to="none",
                      activation_checkpointing=a.activation_checkpointing, loss_kernel=a.loss_kernel)
-    if dev == "cuda": torch.cuda.reset_peak_memory_stats()
-    before = rss() if dev == "cpu" else torch.cuda.memory_allocated()
     model = Eagle3Draft(config, embed=(torch.randn(V, H, generator=g) * 0.02).bfloat16()).to(dev)   # frozen, as stored
     head = {"norm.weight": torch.ones(Ht, device=dev), "lm_head.weight": torch.randn(Vd, Ht, generator=g).to(dev) * 0.05}
     mask = torch.ones(1, T, dtype=torch.long); mask[:, : T // 20] = 0           # a prompt, then the answer scored
     batch = {"input_ids": torch.randint(0, V, (1, T), generator=g), "loss_mask": mask,
              "aux": (torch.randn(1, T, 3, Ht, generator=g)).bfloat16(), "last": torch.randn(1, T, Ht, generator=g).bfloat16()}
     batch = {k: v.to(dev) for k, v in batch.items()}
-    r = new_run(model, config, tc, head, 1e-6, Path(tempfile.mkdtemp()), steps=1000)   # `train`'s optimiser and schedule
+    return new_run(model, config, tc, head, 1e-6, Path(tempfile.mkdtemp()), steps=1000), batch   # `train`'s optimiser
+
+def one(a)->dict:
+    "One (dims, tokens, TTT steps) measurement, in this process."
+    from eagle3_nb.core import machine
+    from eagle3_nb.train import train_step
+    config = draft_config(a)
+    T, dev, bf16 = a.tokens, a.device, a.dtype == "bf16"
+    H, Vd = config.hidden_size, config.draft_vocab_size
+    if dev == "cuda": torch.cuda.reset_peak_memory_stats()
+    before = rss() if dev == "cpu" else torch.cuda.memory_allocated()
+    r, batch = setup(a, config, T)
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     base = rss() if dev == "cpu" else torch.cuda.memory_allocated()
     train_step(r, batch); sync()                                                   # warm-up (kernels, allocator)
@@ -109,6 +116,21 @@ def one(a)->dict:
             "device": machine(dev), "peak_memory_bytes": int(peak),
             "model_and_data_bytes": int(base - before), "tokens_per_s": T / secs, "seconds_per_step": secs,
             "flops_per_token": fpt, "peak_flops": pk, "mfu": fpt * T / secs / pk, "loss": r.hist[-1]["loss"]}
+
+def alternate(a, lengths:list, rounds:int)->dict:
+    """Seconds per step of each length, timed in turn in this one process, `rounds` times, the median of each: the
+    lengths share the machine's speed, which on a shared machine drifts between processes by tens of percent."""
+    import statistics
+    from eagle3_nb.train import train_step
+    config, sync = draft_config(a), (torch.cuda.synchronize if a.device == "cuda" else (lambda: None))
+    runs = {T: setup(a, config, T) for T in lengths}
+    for r, batch in runs.values(): train_step(r, batch)                              # warm-up
+    secs = {T: [] for T in lengths}
+    for _ in range(rounds):
+        for T, (r, batch) in runs.items():
+            sync(); t = time.perf_counter(); train_step(r, batch); sync()
+            secs[T].append(time.perf_counter() - t)
+    return {T: statistics.median(s) for T, s in secs.items()}
 
 def row(x:dict)->str:
     "One result as a markdown table row."
@@ -144,28 +166,46 @@ if __name__ == "__main__":
     ap.add_argument("--steps", type=int, default=2, help="timed steps after one warm-up step")
     ap.add_argument("--json", default=None, help="write the list of results here")
     ap.add_argument("--peer-python", default=None, help="speculators' virtualenv's python: its step beside (Llama drafts)")
+    ap.add_argument("--alternate", type=int, default=0, metavar="ROUNDS",
+                    help="also time the lengths in turn in one process, ROUNDS steps each (median): their tokens/s "
+                         "ratio under one machine speed (the peaks still come from a process per length)")
     ap.add_argument("--one", type=int, nargs=2, default=None, help=argparse.SUPPRESS)   # (tokens, ttt): this process
+    ap.add_argument("--alternate-one", type=int, default=None, help=argparse.SUPPRESS)  # (ttt): this process
     a = ap.parse_args()
     a.dtype = a.dtype or ("bf16" if a.device == "cuda" else "fp32")
     if a.one:
         a.tokens, a.ttt_steps = a.one
         print("RESULT" + json.dumps(one(a)), flush=True)
         sys.exit(0)
-    rows = []
+    if a.alternate_one:
+        a.ttt_steps = a.alternate_one
+        print("RESULT" + json.dumps(alternate(a, list(map(int, a.tokens.split(","))), a.alternate)), flush=True)
+        sys.exit(0)
+    def child(*extra)->tuple:
+        "This script in a fresh process with the shared options and `extra`: (its RESULT, None) or (None, its error)."
+        argv = [sys.executable, __file__, "--dims", a.dims, "--scale", str(a.scale), "--device", a.device,
+                "--dtype", a.dtype, "--steps", str(a.steps), "--loss-kernel", a.loss_kernel, *extra]
+        argv += ["--attention", a.attention] if a.attention else []
+        argv += ["--activation-checkpointing"] if a.activation_checkpointing else []
+        p = subprocess.run(argv, capture_output=True, text=True)
+        got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
+        return (json.loads(got[-1][6:]), None) if got else (None, (p.stderr.strip().splitlines() or
+                                                                   [f"exit {p.returncode}"])[-1][:160])
+    rows, notes = [], []
     for K in map(int, a.ttt_steps.split(",")):
         for T in map(int, a.tokens.split(",")):
-            argv = [sys.executable, __file__, "--dims", a.dims, "--scale", str(a.scale), "--device", a.device,
-                    "--dtype", a.dtype, "--steps", str(a.steps), "--one", str(T), str(K)]
-            argv += ["--attention", a.attention] if a.attention else []
-            argv += ["--activation-checkpointing"] if a.activation_checkpointing else []
-            argv += ["--loss-kernel", a.loss_kernel]
-            p = subprocess.run(argv, capture_output=True, text=True)
-            got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
-            rows.append(json.loads(got[-1][6:]) if got else
-                        {"dims": a.dims, "attention": a.attention, "tokens": T, "ttt_steps": K,
-                         "error": (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:160]})
+            got, err = child("--one", str(T), str(K))
+            rows.append(got or {"dims": a.dims, "attention": a.attention, "tokens": T, "ttt_steps": K, "error": err})
             if a.peer_python and (a.attention or DIMS[a.dims][2]) == "llama":   # speculators 0.9.0 has no MLA draft
                 rows[-1]["speculators"] = peer(a, T, K)
             print(row(rows[-1]), flush=True)
-    print(f"\n{rows[0].get('device', a.device)}\n\n{table(rows)}")
+        if a.alternate:
+            secs, err = child("--tokens", a.tokens, "--alternate", str(a.alternate), "--alternate-one", str(K))
+            tps = {int(T): int(T) / s for T, s in (secs or {}).items()}
+            for x in rows[-len(tps):] if tps else []: x["tokens_per_s_alternating"] = tps[x["tokens"]]
+            said, lens = err or "; ".join(f"{T:,} tokens {v:,.0f} tokens/s" for T, v in tps.items()), list(tps)
+            if len(lens) > 1: said += f"; {lens[-1]:,} / {lens[0]:,}: {tps[lens[-1]] / tps[lens[0]]:.2f}x"
+            notes.append(f"TTT {K}, the lengths in turn in one process ({a.alternate} rounds, median): {said}")
+            print(notes[-1], flush=True)
+    print(f"\n{rows[0].get('device', a.device)}\n\n{table(rows)}" + "".join(f"\n\n{n}" for n in notes))
     if a.json: Path(a.json).write_text(json.dumps(rows, indent=1))
