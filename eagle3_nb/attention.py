@@ -12,8 +12,8 @@ from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
 __all__ = ['ATTENTION', 'FUSED_DEVICES', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PROBE_TOKENS', 'EVERY_ROW', 'TTTLayout',
-           'sample_segments', 'lse_kernel', 'CausalLSE', 'ttt_attention', 'register_attention', 'compare_later',
-           'later_agree', 'explicit_below']
+           'sample_segments', 'lse_kernel', 'CausalLSE', 'ttt_attention', 'register_attention', 'rel_diff',
+           'compare_later', 'later_agree', 'explicit_below']
 
 # %% ../nbs/06b_attention.ipynb #9b94c2af
 ATTENTION = "eagle3_ttt"   # the name the draft's attention modules look their attention function up by
@@ -197,6 +197,10 @@ def _later_probe(x:list, lay:TTTLayout, heads:int, fused:bool, explicit:bool=Fal
         o = _later(q, k, v, replace(lay, explicit=explicit), q.shape[-1] ** -0.5, heads // k.shape[1], fused=fused)
     return o
 
+def rel_diff(a:torch.Tensor, b:torch.Tensor)->float:
+    "max |a - b| / max |b| in float32, rounded to 9 places: how far a kernel's result is from the one it replaces."
+    return round(((a.float() - b.float()).abs().max() / b.float().abs().max().clamp_min(1e-30)).item(), 9)
+
 def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dtype, device:str="cpu",
                   T:int=160, step:int=2)->dict:
     """One step k >= 1 on two random rows of `T` tokens by the fused kernel and by the block path over explicit scores:
@@ -210,8 +214,7 @@ def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dt
     except (RuntimeError, NotImplementedError) as e:   # e.g. a head width or a GPU the kernel does not take
         return {"error": f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}"}
     b = run(False)
-    rel = lambda a, b: round(((a.float() - b.float()).abs().max() / b.float().abs().max().clamp_min(1e-30)).item(), 9)
-    return dict(zip(("output", "grad_q", "grad_k", "grad_v"), (rel(u, v) for u, v in zip(a, b))))
+    return dict(zip(("output", "grad_q", "grad_k", "grad_v"), (rel_diff(u, v) for u, v in zip(a, b))))
 
 def later_agree(cmp:dict, dtype:torch.dtype)->bool:
     "Whether `compare_later`'s figures are rounding apart: 1e-3 in float32, 5e-2 where matmuls round to 16 bits."

@@ -190,11 +190,11 @@ def _attention_kernels(fig:dict, device:str, config):
     "The fused kernel of TTT steps k >= 1 against explicit scores (`compare_later`): the check's draft, Kimi-K2.5's MLA one."
     from eagle3_nb.attention import compare_later, later_agree
     from eagle3_nb.model import attention_widths
-    cuda = device.startswith("cuda")
-    dt, kimi = (torch.bfloat16 if cuda else torch.float32), (64, 64, 192, 128)   # Kimi-K2.5's draft: 64 heads, MLA widths
+    kind = device.split(":")[0]
+    dt, kimi = (torch.bfloat16 if kind == "cuda" else torch.float32), (64, 64, 192, 128)   # Kimi-K2.5's MLA draft
     with _stage(fig, "attention kernels", device) as row:
-        row["attention"] = {"check's draft": compare_later(*attention_widths(config), dt, device.split(":")[0]),
-                            "kimi-k2.5 mla": compare_later(*kimi, dt, device.split(":")[0], T=1024 if cuda else 256)}
+        row["attention"] = {"check's draft": compare_later(*attention_widths(config), dt, kind),
+                            "kimi-k2.5 mla": compare_later(*kimi, dt, kind, T=1024 if kind == "cuda" else 256)}
     row["agree"] = all(later_agree(c, dt) for c in row["attention"].values())   # False fails the check, figures written
 
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)

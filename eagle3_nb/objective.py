@@ -10,7 +10,7 @@ import torch
 from .core import SPEC_TOKENS, Eagle3Error
 from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
-from .attention import TTTLayout, sample_segments
+from .attention import TTTLayout, rel_diff, sample_segments
 
 # %% auto #0
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
@@ -152,8 +152,7 @@ def compare_loss_kernels(n:int=300,          # scored rows
             if device.startswith("cuda"): torch.cuda.synchronize()
             got[kernel] = (loss, int(hits), gy, gw, time.perf_counter() - t)
     (l0, h0, y0, w0, s0), (l1, h1, y1, w1, s1) = got["chunked"], got["liger"]
-    rel = lambda a, b: round(((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item(), 9)
-    return {"loss": rel(l1, l0), "grad_input": rel(y1, y0), "grad_weight": rel(w1, w0), "hits": [h0, h1],
+    return {"loss": rel_diff(l1, l0), "grad_input": rel_diff(y1, y0), "grad_weight": rel_diff(w1, w0), "hits": [h0, h1],
             "seconds": {"chunked": round(s0, 4), "liger": round(s1, 4)}}
 
 def kernels_agree(cmp:dict)->bool:
@@ -227,7 +226,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     b, segs = torch.arange(B, device=ids.device)[:, None], sample_segments(starts)    # the samples: read once a batch
     counts = global_sum(torch.stack([v.sum() for v in valid]).float() * w, world).tolist()   # scored per step, all ranks
     hidden, cache = model.fuse(aux), StepCache()
-    total, losses, hits = 0.0, [], []
+    total, losses, hits, scored = 0.0, [], [], []
     for k in range(steps):
         if (n := counts[k]) == 0: break
         if k == 0:   # every position: the prompt's states are the keys of all later steps
@@ -247,10 +246,10 @@ def ttt_loss(model:Eagle3Draft,    # the draft
         lsum, h = soft_target_ce(y, model.lm_head, target, kernel=kernel)
         lk = lsum * w * world / n                                        # ranks' gradients are averaged
         total = total + step_decay ** k * lk
-        losses.append(lk.detach()); hits.append((h, max(len(y), 1)))
-    read = torch.stack([x.double() for x in losses + [h for h, _ in hits]]).tolist() if losses else []   # one read
-    done = len(losses)
-    return total, [l / world for l in read[:done]], [h / rows for h, (_, rows) in zip(read[done:], hits)]
+        losses.append(lk.detach()); hits.append(h); scored.append(max(len(y), 1))
+    read = torch.stack([x.double() for x in losses + hits]).tolist() if losses else []   # one read of the device
+    K = len(losses)
+    return total, [l / world for l in read[:K]], [h / r for h, r in zip(read[K:], scored)]
 
 # %% ../nbs/07a_objective.ipynb #fb071a36
 @torch.no_grad()
