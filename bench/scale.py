@@ -26,8 +26,9 @@ def scaled(cfg:dict, n:int)->dict:
     tc = {**tc, **{k: tc[k] // n for k in WIDTHS if tc.get(k)}}
     return {**cfg, "text_config": tc} if "text_config" in cfg else tc
 
-def step_flops(config, T:int, K:int)->float:
-    "Model FLOPs per token of one training step (forward 2x, backward 4x the matmuls; targets forward only; no recompute)."
+def step_flops(config, T:int, K:int, recompute:bool=False)->float:
+    """Model FLOPs per token of one training step (forward 2x, backward 4x the matmuls; targets forward only; no
+    recompute), or with `recompute` the FLOPs the fused attention kernels do: their backward computes the scores again."""
     from eagle3_nb.model import Eagle3Draft, mla_draft
     H, Vd = config.hidden_size, config.draft_vocab_size
     Ht = getattr(config, "target_hidden_size", None) or H
@@ -37,7 +38,9 @@ def step_flops(config, T:int, K:int)->float:
     dqk, dv = ((config.qk_nope_head_dim + config.qk_rope_head_dim, config.v_head_dim) if mla_draft(config)
                else (config.head_dim, config.head_dim))
     fc = m.fc.weight.numel()
-    per_step = lambda k: 6 * layer + 6 * H * Vd + 2 * Ht * Vd + 6 * h * (dqk + dv) * ((T + 1) / 2 + k)
+    prefix = (T + 1) / 2                          # step-0 keys a query attends, on average (and k of its own at step k)
+    per_step = lambda k: (6 * layer + 6 * H * Vd + 2 * Ht * Vd + 6 * h * (dqk + dv) * (prefix + k)
+                          + 2 * h * dqk * prefix * recompute)
     return 6 * fc + sum(per_step(k) for k in range(K))
 
 def peak_flops(device:str, dtype:torch.dtype)->float:
@@ -191,7 +194,7 @@ if __name__ == "__main__":
         got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
         return (json.loads(got[-1][6:]), None) if got else (None, (p.stderr.strip().splitlines() or
                                                                    [f"exit {p.returncode}"])[-1][:160])
-    rows, notes = [], []
+    rows, notes, cfg = [], [], draft_config(a)
     for K in map(int, a.ttt_steps.split(",")):
         for T in map(int, a.tokens.split(",")):
             got, err = child("--one", str(T), str(K))
@@ -204,7 +207,10 @@ if __name__ == "__main__":
             tps = {int(T): int(T) / s for T, s in (secs or {}).items()}
             for x in rows[-len(tps):] if tps else []: x["tokens_per_s_alternating"] = tps[x["tokens"]]
             said, lens = err or "; ".join(f"{T:,} tokens {v:,.0f} tokens/s" for T, v in tps.items()), list(tps)
-            if len(lens) > 1: said += f"; {lens[-1]:,} / {lens[0]:,}: {tps[lens[-1]] / tps[lens[0]]:.2f}x"
+            if len(lens) > 1:   # the ratio the FLOPs allow: the same FLOP rate at both lengths
+                bound = lambda rc: step_flops(cfg, lens[0], K, rc) / step_flops(cfg, lens[-1], K, rc)
+                said += (f"; {lens[-1]:,} / {lens[0]:,}: {tps[lens[-1]] / tps[lens[0]]:.2f}x (at one FLOP rate: "
+                         f"{bound(False):.2f}x by model FLOPs, {bound(True):.2f}x by the kernels' with the scores recomputed)")
             notes.append(f"TTT {K}, the lengths in turn in one process ({a.alternate} rounds, median): {said}")
             print(notes[-1], flush=True)
     print(f"\n{rows[0].get('device', a.device)}\n\n{table(rows)}" + "".join(f"\n\n{n}" for n in notes))
