@@ -13,6 +13,7 @@ the CPU's capability; a sample of T tokens is one packed row (the loss scores 95
 import argparse, json, os, resource, subprocess, sys, tempfile, time
 from pathlib import Path
 import torch
+from eagle3_nb.core import device_sync
 
 # name: (verifier config in the package's fixtures, draft vocabulary, default draft attention)
 DIMS = {"demo": ("SmolLM2-135M-Instruct.json", 4096, "llama"),
@@ -49,9 +50,8 @@ def peak_flops(device:str, dtype:torch.dtype)->float:
     a, b = torch.randn(n, n, device=device, dtype=dtype), torch.randn(n, n, device=device, dtype=dtype)
     best = 0.0
     for _ in range(5):
-        if device == "cuda": torch.cuda.synchronize()
-        t = time.perf_counter(); a @ b
-        if device == "cuda": torch.cuda.synchronize()
+        device_sync(device); t = time.perf_counter(); a @ b
+        device_sync(device)
         best = max(best, 2 * n ** 3 / (time.perf_counter() - t))
     return best
 
@@ -102,12 +102,11 @@ def one(a)->dict:
     if dev == "cuda": torch.cuda.reset_peak_memory_stats()
     before = rss() if dev == "cpu" else torch.cuda.memory_allocated()
     r, batch = setup(a, config, T)
-    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     base = rss() if dev == "cpu" else torch.cuda.memory_allocated()
-    train_step(r, batch); sync()                                                   # warm-up (kernels, allocator)
+    train_step(r, batch); device_sync(dev)                                        # warm-up (kernels, allocator)
     t = time.perf_counter()
     for _ in range(a.steps): train_step(r, batch)
-    sync()
+    device_sync(dev)
     secs = (time.perf_counter() - t) / a.steps
     top = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 if dev == "cpu" else torch.cuda.max_memory_allocated()
     peak = top - base
@@ -125,13 +124,13 @@ def alternate(a, lengths:list, rounds:int)->dict:
     lengths share the machine's speed, which on a shared machine drifts between processes by tens of percent."""
     import statistics
     from eagle3_nb.train import train_step
-    config, sync = draft_config(a), (torch.cuda.synchronize if a.device == "cuda" else (lambda: None))
+    config = draft_config(a)
     runs = {T: setup(a, config, T) for T in lengths}
     for r, batch in runs.values(): train_step(r, batch)                              # warm-up
     secs = {T: [] for T in lengths}
     for _ in range(rounds):
         for T, (r, batch) in runs.items():
-            sync(); t = time.perf_counter(); train_step(r, batch); sync()
+            device_sync(a.device); t = time.perf_counter(); train_step(r, batch); device_sync(a.device)
             secs[T].append(time.perf_counter() - t)
     return {T: statistics.median(s) for T, s in secs.items()}
 
@@ -194,7 +193,7 @@ if __name__ == "__main__":
         got = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
         return (json.loads(got[-1][6:]), None) if got else (None, (p.stderr.strip().splitlines() or
                                                                    [f"exit {p.returncode}"])[-1][:160])
-    rows, notes, cfg = [], [], draft_config(a)
+    rows, notes = [], []
     for K in map(int, a.ttt_steps.split(",")):
         for T in map(int, a.tokens.split(",")):
             got, err = child("--one", str(T), str(K))
@@ -208,6 +207,7 @@ if __name__ == "__main__":
             for x in rows[-len(tps):] if tps else []: x["tokens_per_s_alternating"] = tps[x["tokens"]]
             said, lens = err or "; ".join(f"{T:,} tokens {v:,.0f} tokens/s" for T, v in tps.items()), list(tps)
             if len(lens) > 1:   # the ratio the FLOPs allow: the same FLOP rate at both lengths
+                cfg = draft_config(a)
                 bound = lambda rc: step_flops(cfg, lens[0], K, rc) / step_flops(cfg, lens[-1], K, rc)
                 said += (f"; {lens[-1]:,} / {lens[0]:,}: {tps[lens[-1]] / tps[lens[0]]:.2f}x (at one FLOP rate: "
                          f"{bound(False):.2f}x by model FLOPs, {bound(True):.2f}x by the kernels' with the scores recomputed)")

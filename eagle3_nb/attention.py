@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
+from .core import device_sync
 
 # %% auto #0
 __all__ = ['ATTENTION', 'FUSED_DEVICES', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PROBE_TOKENS', 'EVERY_ROW', 'TTTLayout',
@@ -236,16 +237,15 @@ def explicit_below(heads:int,           # the draft's query heads
                       f"{qk_dim}/{v_dim}) does not match explicit scores at steps k >= 1 ({cmp}): those steps run over "
                       "explicit scores in blocks (exact, slower)")
         return EVERY_ROW
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     best = 0
     for T in PROBE_LENGTHS:
         x, lay = _probe_rows(max(1, PROBE_TOKENS // T), T, 1, heads, kv_heads, qk_dim, v_dim, dtype, device)
         def seconds(explicit:bool)->float:   # the faster of two timed runs after a warm-up
             ts = []
             for _ in range(3):
-                sync(); t = time.perf_counter()
+                device_sync(device); t = time.perf_counter()
                 _later_probe(x, lay, heads, not explicit, explicit).float().sum().backward()
-                sync(); ts.append(time.perf_counter() - t)
+                device_sync(device); ts.append(time.perf_counter() - t)
             return min(ts[1:])
         if seconds(True) >= seconds(False): break
         best = T

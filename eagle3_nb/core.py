@@ -13,8 +13,8 @@ __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPG
            'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'Eagle3Error', 'CheckpointError',
            'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'append_jsonl',
            'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock',
-           'writer_active', 'check_types', 'torch_threads', 'gpu_or_cpu', 'cpu_amx_switch', 'cpu_kind', 'cpu_line',
-           'machine']
+           'writer_active', 'check_types', 'torch_threads', 'gpu_or_cpu', 'device_sync', 'cpu_amx_switch', 'cpu_kind',
+           'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -334,6 +334,12 @@ def gpu_or_cpu()->str:
     "The device a `#| cuda` cell checks: 'cuda' where torch sees a GPU, else 'cpu' (its code still runs, on the CPU)."
     import torch
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+def device_sync(device:str):
+    "Wait for the work queued on `device` before reading a clock (CUDA runs it behind the host; a CPU has none queued)."
+    if str(device).startswith("cuda"):
+        import torch
+        torch.cuda.synchronize(device)
 
 # %% ../nbs/00_core.ipynb #4628ad45
 CPU_AMX = "EAGLE3_CPU_AMX"   # environment switch: 0 runs this process and its vLLM as on a CPU without AMX

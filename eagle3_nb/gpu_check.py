@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 import torch
-from .core import Eagle3Error, machine, write_json
+from .core import Eagle3Error, device_sync, machine, write_json
 from .embedded import cache_dir, cached_build, convert_gguf, smollm2_gguf
 from .core import ANSWER_TOKENS
 
@@ -80,10 +80,11 @@ def _peak_gb(device:str)->float:
 @contextmanager
 def _stage(figures:dict, name:str, device:str):
     "Time a stage and record its peak memory into `figures[name]`."
-    if device.startswith("cuda"): torch.cuda.synchronize(); torch.cuda.reset_peak_memory_stats()
+    device_sync(device)
+    if device.startswith("cuda"): torch.cuda.reset_peak_memory_stats()
     t0, row = time.perf_counter(), figures.setdefault(name, {})
     yield row
-    if device.startswith("cuda"): torch.cuda.synchronize()
+    device_sync(device)
     row.update(seconds=round(time.perf_counter() - t0, 2), peak_gb=round(_peak_gb(device), 2))
 
 # %% ../nbs/10b_gpu_check.ipynb #f5938c9c

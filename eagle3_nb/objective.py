@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools, time
 from pathlib import Path
 import torch
-from .core import SPEC_TOKENS, Eagle3Error
+from .core import SPEC_TOKENS, Eagle3Error, device_sync
 from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
 from .attention import TTTLayout, rel_diff, sample_segments
@@ -145,11 +145,10 @@ def compare_loss_kernels(n:int=300,          # scored rows
     target, got = targets_of(last.to(device), head, 1e-5), {}
     for kernel in ("chunked", "liger"):
         for _ in range(2):   # the second run timed (the first compiles the kernel)
-            if device.startswith("cuda"): torch.cuda.synchronize()
-            t = time.perf_counter()
+            device_sync(device); t = time.perf_counter()
             loss, hits = SoftTargetCE.apply(y, w, target, rows, dtype, kernel)
             gy, gw = torch.autograd.grad(loss, (y, w))
-            if device.startswith("cuda"): torch.cuda.synchronize()
+            device_sync(device)
             got[kernel] = (loss, int(hits), gy, gw, time.perf_counter() - t)
     (l0, h0, y0, w0, s0), (l1, h1, y1, w1, s1) = got["chunked"], got["liger"]
     return {"loss": rel_diff(l1, l0), "grad_input": rel_diff(y1, y0), "grad_weight": rel_diff(w1, w0), "hits": [h0, h1],
