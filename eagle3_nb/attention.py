@@ -9,12 +9,12 @@ from dataclasses import dataclass, replace
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
-from .core import device_sync
+from .core import device_sync, rel_diff
 
 # %% auto #0
 __all__ = ['ATTENTION', 'FUSED_DEVICES', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PROBE_TOKENS', 'EVERY_ROW', 'TTTLayout',
-           'sample_segments', 'lse_kernel', 'CausalLSE', 'ttt_attention', 'register_attention', 'rel_diff',
-           'compare_later', 'later_agree', 'explicit_below']
+           'sample_segments', 'lse_kernel', 'CausalLSE', 'ttt_attention', 'register_attention', 'compare_later',
+           'later_agree', 'explicit_below']
 
 # %% ../nbs/06b_attention.ipynb #9b94c2af
 ATTENTION = "eagle3_ttt"   # the name the draft's attention modules look their attention function up by
@@ -197,10 +197,6 @@ def _later_probe(x:list, lay:TTTLayout, heads:int, fused:bool, explicit:bool=Fal
     with torch.autocast(dev, dtype=torch.bfloat16, enabled=q.dtype == torch.bfloat16):
         o = _later(q, k, v, replace(lay, explicit=explicit), q.shape[-1] ** -0.5, heads // k.shape[1], fused=fused)
     return o
-
-def rel_diff(a:torch.Tensor, b:torch.Tensor)->float:
-    "max |a - b| / max |b| in float32, rounded to 9 places: how far a kernel's result is from the one it replaces."
-    return round(((a.float() - b.float()).abs().max() / b.float().abs().max().clamp_min(1e-30)).item(), 9)
 
 def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dtype, device:str="cpu",
                   T:int=160, step:int=2)->dict:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
-           'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'Eagle3Error', 'CheckpointError',
+           'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'VENDORS', 'Eagle3Error', 'CheckpointError',
            'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'append_jsonl',
            'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock',
-           'writer_active', 'check_types', 'torch_threads', 'gpu_or_cpu', 'device_sync', 'cpu_amx_switch', 'cpu_kind',
-           'cpu_line', 'machine']
+           'writer_active', 'check_types', 'torch_threads', 'rel_diff', 'assert_rel_close', 'gpu_or_cpu', 'device_sync',
+           'cpu_amx_switch', 'cpu_model', 'cpu_kind', 'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -329,6 +329,30 @@ def torch_threads(n:int): # threads torch uses inside the block
     finally: set_threads(was)
 
 
+# %% ../nbs/00_core.ipynb #3d671679
+def rel_diff(a, b)->float:
+    """max |a - b| / max |b| in float32, rounded to 9 places: how far a result is from the one it replaces. Tensors or
+    numbers; for lists of tensors (gradients), the largest of the pairs'."""
+    import torch
+    if isinstance(a, (list, tuple)) and any(isinstance(x, torch.Tensor) and x.dim() for x in a):
+        if len(a) != len(b): raise AssertionError(f"{len(a)} tensors against {len(b)}")
+        return max(rel_diff(x, y) for x, y in zip(a, b))
+    a, b = torch.as_tensor(a).detach().float(), torch.as_tensor(b).detach().float()
+    if a.shape != b.shape: raise AssertionError(f"shapes differ: {list(a.shape)} against {list(b.shape)}")
+    return round(((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item(), 9)
+
+def assert_rel_close(a,            # the result under test: a tensor, a number, or a list of either
+                     b,            # the reference it must match
+                     rtol:float,   # the bound on max |a - b| / max |b|; the caller states why it is that
+                    ):
+    "Fail, with both magnitudes, where `a` is further than `rtol` from `b` relative to b's largest value (`rel_diff`)."
+    import torch
+    r = rel_diff(a, b)
+    if not r <= rtol:   # a NaN fails too
+        big = max(float(torch.as_tensor(x).detach().float().abs().max()) for x in (b if isinstance(b, (list, tuple))
+                                                                                   and len(b) else [b]))
+        raise AssertionError(f"relative difference {r:.3g} > {rtol:g} (largest |reference| {big:.4g})")
+
 # %% ../nbs/00_core.ipynb #955fa5a6
 def gpu_or_cpu()->str:
     "The device a `#| cuda` cell checks: 'cuda' where torch sees a GPU, else 'cpu' (its code still runs, on the CPU)."
@@ -352,19 +376,35 @@ def cpu_amx_switch():
     _is_amx_tile_supported.shipped = shipped
     torch.cpu._is_amx_tile_supported = _is_amx_tile_supported
 
+VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD"}   # /proc/cpuinfo's vendor_id, as people say it
+
+def cpu_model(cpuinfo:str|Path="/proc/cpuinfo")->dict:
+    "The first CPU's vendor, family, model, name and whether it has AVX-512 BF16 ({} where the file is missing)."
+    try: text = Path(cpuinfo).read_text()
+    except OSError: return {}
+    first = dict(l.split(":", 1) for l in text.split("\n\n")[0].splitlines() if ":" in l)
+    f = {k.strip(): v.strip() for k, v in first.items()}
+    vendor = f.get("vendor_id", "")
+    return {"vendor": VENDORS.get(vendor, vendor), "family": f.get("cpu family"), "model": f.get("model"),
+            "model_name": f.get("model name"), "avx512_bf16": "avx512_bf16" in f.get("flags", "").split()}
+
 def cpu_kind()->dict:
-    "This CPU as figures name it: torch's kernel capability, whether vLLM sees AMX, and whether that is simulated."
+    """This CPU as figures name it: torch's kernel capability, whether vLLM sees AMX, whether that is simulated, and
+    the vendor and model family (`cpu_model`): summation orders, and so the last bits of a float result, differ by kind."""
     import torch
     cpu_amx_switch()
     amx = torch.cpu._is_amx_tile_supported()
     return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "amx": amx,
-            "amx_simulated_off": not amx and torch.cpu._is_amx_tile_supported.shipped()}
+            "amx_simulated_off": not amx and torch.cpu._is_amx_tile_supported.shipped(), **cpu_model()}
 
 def cpu_line()->str:
     "`cpu_kind` in words, as test runs and figures print it."
     k = cpu_kind()
     off = f" ({CPU_AMX}=0 on a CPU with AMX)" if k["amx_simulated_off"] else ""
-    return f"CPU {k['cpu_capability']}, AMX {k['amx']}{off}"
+    line = f"CPU {k['cpu_capability']}, AMX {k['amx']}{off}"
+    if not k.get("vendor"): return line
+    bf16 = ", AVX-512 BF16" if k["avx512_bf16"] else ""
+    return f"{line}; {k['vendor']} family {k['family']} model {k['model']} ({k['model_name']}{bf16})"
 
 def machine(device:str="cpu")->str:
     "The device in words: the GPU's name, or the CPU's capability and whether it has AMX."

@@ -7,10 +7,10 @@ from __future__ import annotations
 import functools, time
 from pathlib import Path
 import torch
-from .core import SPEC_TOKENS, Eagle3Error, device_sync
+from .core import SPEC_TOKENS, Eagle3Error, device_sync, rel_diff
 from .shards import HiddenStates
 from .model import Eagle3Draft, StepCache, ttt_mask
-from .attention import TTTLayout, rel_diff, sample_segments
+from .attention import TTTLayout, sample_segments
 
 # %% auto #0
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
