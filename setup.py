@@ -23,8 +23,10 @@ def reqs(key): return shlex.split(cfg.get(key, '').strip())
 requirements = reqs('requirements')
 min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
-# extras: dev (notebooks, tests), cpu (vLLM for CPU hosts), gpu (vLLM for CUDA hosts)
-extras = {'dev': reqs('dev_requirements'), 'cpu': reqs('cpu_requirements'), 'gpu': reqs('gpu_requirements')}
+# extras: dev (notebooks, tests), cpu (vLLM for CPU hosts), gpu (vLLM for CUDA hosts), eval (MT-Bench's and HumanEval's
+# prompt files)
+extras = {'dev': reqs('dev_requirements'), 'cpu': reqs('cpu_requirements'), 'gpu': reqs('gpu_requirements'),
+          'eval': reqs('eval_requirements')}
 
 setuptools.setup(
     name = cfg['lib_name'],

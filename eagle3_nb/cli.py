@@ -8,7 +8,7 @@ import argparse, contextlib, os, sys, warnings
 from pathlib import Path
 from jsonargparse import Namespace
 from .core import Eagle3Error, writer_lock
-from .options import SettingsParser, add_fields, config_flag, dotted, engine_options, given
+from .options import SettingsParser, add_fields, comma_lists, config_flag, dotted, engine_options, given
 from .reference import fixture, inspect_draft, save_spec, spec_table
 from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate, cmd_extract, flags_extract,
@@ -81,6 +81,7 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
              "its options, and --print_config; flags given on the command line win.")
     p = SettingsParser(prog="eagle3", description=about)
     sub = p.add_subcommands(dest="cmd")
+    p.commands = {}   # name -> its parser (its list flags: `comma_lists`)
     for name in COMMANDS:
         fn, flags, help = command(name)
         s = SettingsParser(description=help)
@@ -88,6 +89,7 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
         on = only is None or only == name   # a stage's settings import its module: torch, transformers
         flags(s, settings=on, **({"preset": preset, "device": device} if name == "run" else {}))
         sub.add_subcommand(name, s, help=help)
+        p.commands[name] = s
         s.prog = f"eagle3 {name}"   # in its usage line, as `eagle3 run --help` is typed
     return p
 
@@ -101,7 +103,7 @@ def parse(argv:list|None=None)->Namespace:
     f = _settings_file(k.config) if k.config and k.cmd == "run" else {}   # a file may name the preset and the device
     named = {x: getattr(k, x) or (f[x] if isinstance(f.get(x), str) else "auto") for x in ("preset", "device")}
     p = parser(k.cmd if k.cmd in COMMANDS else "", named["preset"], named["device"])
-    ns = p.parse_args(argv)
+    ns = p.parse_args(comma_lists(argv, p.commands[k.cmd].lists) if k.cmd in COMMANDS else argv)
     a = ns[ns.cmd]
     a.cmd, a.fn = ns.cmd, command(ns.cmd)[0]
     return a

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse, json, sys, typing
 from pathlib import Path
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error, read_json
+from .speed import CONCURRENCY
 from .options import add_fields, engine_config, given
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
@@ -332,14 +333,22 @@ def flags_upgrade(s:argparse.ArgumentParser, settings:bool):
 # %% ../nbs/11b_commands.ipynb #08f04822
 def cmd_evaluate(a)->int:
     "Acceptance in vLLM and offline on held-out prompts, speed side by side, plots and a summary."
-    from eagle3_nb.evaluate import evaluate_draft
-    from eagle3_nb.prompts import SHIPPED_SETS, prompt_records
-    split = "heldout" if a.prompt_set in SHIPPED_SETS else a.split   # the shipped sets: their held-out part
-    held = [r["messages"][0]["content"] for r in prompt_records(a.prompt_set, split, a.prompts)]
+    from eagle3_nb.evaluate import evaluate_draft, speed_line
+    from eagle3_nb.prompts import BENCH_SETS, SHIPPED_SETS, prompt_records
+    named = a.prompt_set in (*SHIPPED_SETS, *BENCH_SETS)
+    split = "heldout" if named else a.split   # a named set: its held-out part (the benchmarks: all of it)
     eng = engine_config(given(a))
-    ev = evaluate_draft(verifier_of(a), a.draft, held, a.heldout_data, a.out, k=a.k,
-                        max_tokens=a.max_tokens, device=a.device, dtype=a.dtype, engine=eng)
+    n = a.prompts if a.prompts is not None else (0 if a.prompt_set in BENCH_SETS else HELDOUT_PROMPTS)
+    recs = prompt_records(a.prompt_set, split, n)
+    cats = [r["category"] for r in recs] if all("category" in r for r in recs) else None
+    ev = evaluate_draft(verifier_of(a), a.draft, [r["messages"][0]["content"] for r in recs], a.heldout_data, a.out,
+                        k=a.k, max_tokens=a.max_tokens, device=a.device, dtype=a.dtype, engine=eng,
+                        concurrency=a.concurrency, concurrency_prompts=a.concurrency_prompts, categories=cats)
     print(json.dumps(ev, indent=1))
+    v = ev["vllm"]
+    print(f"{a.prompt_set}: speedup {speed_line(ev)}; mean acceptance length {v['mean_acceptance_length']:.3f} pooled "
+          f"(vLLM's count), {v['mean_acceptance_length_per_request']:.3f} per request (SpecForge's average); "
+          f"{a.out}/summary.md")
     return 0
 
 def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
@@ -350,9 +359,16 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     s.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
     s.add_argument("--prompt-set", default="default", help="'default' (the shipped held-out split), 'handwritten' "
-                   "(48 prompts written apart from the training templates), a .json/.jsonl file or dataset")
+                   "(48 prompts written apart from the training templates), 'mt-bench' (its 80 first turns), "
+                   "'humaneval' (its 164 problems), a .json/.jsonl file or dataset")
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
-    s.add_argument("--prompts", type=int, default=HELDOUT_PROMPTS, help="first N prompts (default: %(default)s)")
+    s.add_argument("--prompts", type=int, help=f"first N prompts (default: all of mt-bench and humaneval, else "
+                                                f"{HELDOUT_PROMPTS}; 0: all)")
+    s.add_argument("--concurrency", type=list[int], default=list(CONCURRENCY), help="requests in flight at each speed "
+                   "level, with and without the draft, e.g. 1,8,64 (default); the lowest is the headline")
+    s.add_argument("--concurrency-prompts", type=typing.Optional[list[int]], help="prompts each level serves, one "
+                   "number a level (default: one wave of its concurrency, at least 8; all of them at the highest)")
+    s.lists |= {"--concurrency", "--concurrency-prompts"}
     s.add_argument("--k", type=int, default=SPEC_TOKENS, help="speculative tokens (default: %(default)s)")
     s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS, help="answer length (default: %(default)s)")
     s.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "

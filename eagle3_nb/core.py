@@ -10,11 +10,11 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
-           'SPEC_TOKENS', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'VENDORS', 'Eagle3Error', 'CheckpointError',
-           'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json', 'append_jsonl',
-           'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint', 'writer_lock',
-           'writer_active', 'check_types', 'torch_threads', 'rel_diff', 'assert_rel_close', 'gpu_or_cpu', 'device_sync',
-           'cpu_amx_switch', 'cpu_model', 'cpu_kind', 'cpu_line', 'machine']
+           'SPEC_TOKENS', 'K_SWEEP', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'VENDORS', 'Eagle3Error',
+           'CheckpointError', 'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json',
+           'append_jsonl', 'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint',
+           'writer_lock', 'writer_active', 'check_types', 'torch_threads', 'rel_diff', 'assert_rel_close', 'gpu_or_cpu',
+           'device_sync', 'cpu_amx_switch', 'cpu_model', 'cpu_kind', 'cpu_line', 'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -284,7 +284,10 @@ def writer_active(path:str|Path)->bool:
 
 # %% ../nbs/00_core.ipynb #72ff4850
 ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in the CPU presets
-SPEC_TOKENS = 3      # tokens the draft proposes a step where none is asked (vLLM's num_speculative_tokens)
+SPEC_TOKENS = 3      # tokens the draft proposes a step where none is asked (vLLM's num_speculative_tokens): the k of
+                     # the best speedup at batch 1 in the sweep below
+K_SWEEP = {1: 1.30, 2: 1.34, 3: 1.43, 4: 1.36, 5: 1.26}   # speedup at batch 1 by k: the demo's draft in vLLM, float32,
+                     # 12 held-out prompts no evaluation reports, 2 cores of an AMD EPYC (bench/speed.py; Measurements)
 HELDOUT_PROMPTS = 64 # held-out prompts an evaluation serves where none is asked
 SAME_TAU = 0.05      # the largest |acceptance in vLLM - offline| taken as one computation (verify's probe, the pre-flight)
 

@@ -15,12 +15,15 @@ from .model import Eagle3Draft
 from .derive import draft_config
 from .convert import load_draft
 from .objective import offline_acceptance
+from .speed import (ARMS, CONCURRENCY, SPEED_ENGINE, WHY_LOSES, headline, level_counts, plot_speed,
+                             speed_sweep, speed_table)
 from .core import atomic_write, read_json, write_json
 _log = logger("evaluate")
 
 # %% auto #0
-__all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_history', 'heldout_from_baseline',
-           'first_difference', 'summary_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
+__all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_overview', 'plot_history',
+           'heldout_from_baseline', 'first_difference', 'category_acceptance', 'speed_line', 'summary_md',
+           'category_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -88,17 +91,34 @@ def vllm_loads(verifier:str|Path,       # verifier directory
     return False, (errs[-1] if errs else f"exit code {p.returncode}")[:200], {}
 
 # %% ../nbs/09_evaluate.ipynb #88e08b0d
-def plot_acceptance(ev:dict, path:str|Path):
-    "Bar chart of acceptance per position, vLLM vs offline."
-    import matplotlib; matplotlib.use("Agg", force=False); import matplotlib.pyplot as plt
-    v, o = ev["vllm"]["per_position"], ev["offline"]["per_position"]; x = torch.arange(len(v)).float()
-    fig, ax = plt.subplots(figsize=(5, 3))
+def _acceptance_bars(ev:dict, ax):
+    "Acceptance per position, vLLM vs offline, into `ax`."
+    v, o = ev["vllm"]["per_position"], ev["offline"]["per_position"]
+    x = torch.arange(len(v)).float()
     ax.bar(x - 0.2, v, 0.4, label=f"vLLM (tau {ev['vllm']['mean_acceptance_length']:.2f})")
     ax.bar(x + 0.2, o, 0.4, label=f"offline (tau {ev['offline']['mean_acceptance_length']:.2f})")
     ax.set_xticks(x.tolist(), [f"pos {i + 1}" for i in range(len(v))])
     ax.set_ylabel("acceptance rate")
     ax.set_ylim(0, 1)
     ax.legend()
+
+def plot_acceptance(ev:dict, path:str|Path):
+    "Bar chart of acceptance per position, vLLM vs offline."
+    import matplotlib; matplotlib.use("Agg", force=False); import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5, 3))
+    _acceptance_bars(ev, ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+def plot_overview(ev:dict, path:str|Path):
+    "Acceptance per position (vLLM, offline) beside output tokens/s with and without the draft at each concurrency."
+    import matplotlib; matplotlib.use("Agg", force=False); import matplotlib.pyplot as plt
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.2))
+    _acceptance_bars(ev, a1)
+    a1.set_title("acceptance per position")
+    plot_speed(ev["speed"]["levels"], ax=a2)
+    a2.set_title("decoding speed, greedy, speedup over each pair")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -146,22 +166,53 @@ def first_difference(x:list, y:list)->int|None:
     "The first token where two greedy answers differ (where one ends, if the other goes on); None: identical."
     return next((i for i, (a, b) in enumerate(zip(x, y)) if a != b), None if len(x) == len(y) else min(len(x), len(y)))
 
+def category_acceptance(outputs:list,   # the draft arm's finished `RequestOutput`s
+                        categories:list, # each prompt's category, in the same order
+                       )->dict:
+    "Acceptance per category (MT-Bench's), pooled and per request, from vLLM's per-request histograms."
+    from eagle3_nb.speed import acceptance
+    by = {}
+    for o, c in zip(outputs, categories):
+        spec = o.outputs[0].spec_decode_metrics
+        by.setdefault(c, []).append(list(spec.histogram) if spec is not None else [])
+    return {c: {**acceptance(h), "prompts": len(h)} for c, h in by.items()}
+
+def speed_line(ev:dict)->str:
+    "The headline: the speedup at the lowest concurrency measured, with its prompts, tokens/s and time per output token."
+    h = headline(ev["speed"]["levels"])
+    at = "batch 1" if h["concurrency"] == 1 else f"concurrency {h['concurrency']}"
+    b, s = h["baseline"], h["eagle3"]
+    tpot = f", time per output token {b['tpot_ms']:.1f} -> {s['tpot_ms']:.1f} ms" if b["tpot_ms"] and s["tpot_ms"] else ""
+    return (f"{h['speedup']:.2f}x at {at} ({h['prompts']} prompts: {b['tokens_per_s']:.1f} -> {s['tokens_per_s']:.1f} "
+            f"output tokens/s{tpot})")
+
 def summary_md(ev:dict, draft)->str:
-    "One-page Markdown summary of an evaluation."
+    "One-page Markdown summary of an evaluation: the batch-1 speedup first, the concurrency table, acceptance."
     v, o = ev["vllm"], ev["offline"]
     at = [d for d in ev.get("greedy_first_difference") or [] if d is not None]
     where = f" ({len(at)} of {ev['prompts']} answers differ, first at token {', '.join(map(str, at[:8]))})" if at else ""
     return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
                                                          f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
+        f"**Speedup {speed_line(ev)}**, vLLM with the draft against vLLM alone, side by side on this machine.", "",
+        "## Speed at each concurrency", "", speed_table(ev["speed"]["levels"]), "", WHY_LOSES, "",
+        "## Acceptance", "",
+        f"On the {ev['prompts']} prompts (concurrency {ev['speed']['levels'][ev['speed']['keep']]['concurrency']}). "
+        "Acceptance length pooled as vLLM counts it (1 + all accepted / all verify steps) and averaged per request as "
+        "SpecForge's benchmarks do (each request's own, then the mean).", "",
         "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
-        f"| mean acceptance length (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",
+        f"| mean acceptance length, pooled (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",
+        f"| mean acceptance length, per request | {v['mean_acceptance_length_per_request']:.3f} | - |",
         *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |"
           for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
-        f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "",
+        f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "", *category_md(ev.get("categories")),
         f"greedy output identical with and without speculation: **{ev['greedy_identical']}**{where}", "",
-        f"output tokens/s: {ev['tokens_per_s']['baseline']:.1f} without, {ev['tokens_per_s']['eagle3']:.1f} with EAGLE-3 "
-        f"(speedup {ev['speedup']:.2f}x, measured side by side on this machine)", "",
-        "![acceptance](acceptance.png)", "", "![training](training.png)", ""])
+        "![acceptance and speed](overview.png)", "", "![training](training.png)", ""])
+
+def category_md(cats:dict|None)->list[str]:
+    "The per-category acceptance table's lines (none without categories)."
+    if not cats: return []
+    return ["| category | prompts | acceptance length pooled | per request |", "|---|---|---|---|",
+            *[f"| {c} | {a['prompts']} | {a['pooled']:.3f} | {a['per_request']:.3f} |" for c, a in cats.items()], ""]
 
 # %% ../nbs/09_evaluate.ipynb #460e484e
 def draft_sha256(draft:str|Path)->str:
@@ -179,39 +230,68 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    max_tokens:int=ANSWER_TOKENS, # answer length limit
                    device:str="cpu",             # where the held-out answers are extracted
                    dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
-                   engine:EngineConfig|None=None # vLLM start-up options
+                   engine:EngineConfig|None=None,# vLLM start-up options
+                   concurrency:list|tuple=CONCURRENCY, # requests in flight at each measured level
+                   concurrency_prompts:list|None=None, # prompts each level serves; None: `level_counts`' default
+                   categories:list|None=None,    # each prompt's category (MT-Bench's): acceptance per category too
                   )->dict:
-    "vLLM acceptance and speed with vs without the draft, the offline estimate, plots and `summary.md` in `out`."
+    """vLLM's speed with vs without the draft at each concurrency, its acceptance (pooled and per request), the offline
+    estimate, plots and `summary.md` in `out`."""
     out = Path(out)
     conf = read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
+    counts = level_counts(list(concurrency), len(prompts), concurrency_prompts)
     sha = draft_sha256(draft)
     if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights (a retrained draft)
-        if (old := read_json(out/"metrics.json")).get("draft_sha256") == sha: return old
-        _log.info(f"{out} measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha}): "
-                  "evaluating anew")
+        old = read_json(out/"metrics.json")
+        if old.get("draft_sha256") == sha and "speed" in old: return old
+        why = (f"measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha})"
+               if old.get("draft_sha256") != sha else "was written before the speed sweep existed")
+        _log.info(f"{out} {why}: evaluating anew")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
-    from eagle3_nb.vllm_extract import decode_capture_possible
-    eng = EngineConfig.of(engine)
+    from eagle3_nb.vllm_extract import DecodeCapture, decode_capture_possible, store_states
+    eng = EngineConfig.of(engine) or EngineConfig()
     cfg = draft_config(conf)
     ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
     held = out/"hidden_states_heldout"
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
     if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written anew, not appended
-    base = vllm_generate(verifier, prompts, max_tokens=max_tokens, dtype=dtype, engine=eng,
-                         states_out=held if capture else None, layer_ids=ids)
-    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=eng)
+    xc = ExtractConfig(compute_dtype=dtype, engine=eng)
+    engines = {"baseline": vllm_engine(verifier, dtype, eng, extra=SPEED_ENGINE),
+               "eagle3": vllm_engine(verifier, dtype, eng, draft=draft, k=k,
+                                     extra={**SPEED_ENGINE, "per_request_spec_decode_metrics": "summary"})}
+    caps = []
+    def hold(c:int):   # the baseline arm at the level serving the most prompts: its states stored as it decodes
+        if not capture: return None
+        caps.append(DecodeCapture(verifier, xc, ids, dtype, llm=engines["baseline"]))
+        return caps[-1]
+    try:
+        sw = speed_sweep(engines, [[{"role": "user", "content": p}] for p in prompts], list(concurrency), counts,
+                         max_tokens, eng.chat_template_kwargs or None, hold)
+        kept = sw["outputs"]
+        n = len(kept["baseline"])
+        recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts[:n])]
+        if capture: store_states(held, verifier, caps[0], recs, kept["baseline"], xc)
+    finally:
+        del engines; gc.collect()
+    base = {"texts": [o.outputs[0].text for o in kept["baseline"]]}
+    spec_ids, base_ids = ([list(o.outputs[0].token_ids) for o in kept[a]] for a in ("eagle3", "baseline"))
     if heldout_data is None:
-        heldout_data = held if capture else heldout_from_baseline(verifier, prompts, base, held, device, dtype, ids)
+        heldout_data = held if capture else heldout_from_baseline(verifier, prompts[:n], base, held, device, dtype, ids)
     model = load_draft(draft, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])[0]
     off = offline_acceptance(model, heldout_data, k)
-    ev = {"prompts": len(prompts), "k": k, "max_tokens": max_tokens, "draft_sha256": sha,
-          "greedy_identical": spec["token_ids"] == base["token_ids"],
-          "greedy_first_difference": [first_difference(a, b) for a, b in zip(spec["token_ids"], base["token_ids"])],
-          "vllm": {x: spec[x] for x in ("drafts", "draft_tokens", "accepted", "mean_acceptance_length", "per_position")},
-          "offline": off, "tokens_per_s": {"baseline": base["tokens_per_s"], "eagle3": spec["tokens_per_s"]},
-          "speedup": spec["tokens_per_s"] / base["tokens_per_s"]}
+    acc = sw["levels"][sw["keep"]]["acceptance"]
+    ev = {"prompts": n, "k": k, "max_tokens": max_tokens, "draft_sha256": sha,
+          "greedy_identical": all(r["greedy_identical"] for r in sw["levels"]),
+          "greedy_first_difference": [first_difference(a, b) for a, b in zip(spec_ids, base_ids)],
+          "vllm": {"drafts": acc["steps"], "mean_acceptance_length": acc["pooled"],
+                   "mean_acceptance_length_per_request": acc["per_request"], "per_position": acc["per_position"]},
+          "offline": off, "speed": {"levels": sw["levels"], "keep": sw["keep"]},
+          "speedup": headline(sw["levels"])["speedup"]}
+    if categories: ev["categories"] = category_acceptance(kept["eagle3"], categories[:n])
+    plot_overview(ev, out/"overview.png")
     plot_acceptance(ev, out/"acceptance.png")
+    plot_speed(ev["speed"]["levels"], path=out/"speed.png")
     hist = Path(draft).parent/"history.json"
     if hist.exists(): plot_history(json.loads(hist.read_text()), out/"training.png")
     atomic_write(out/"summary.md", lambda p: p.write_text(summary_md(ev, draft)))

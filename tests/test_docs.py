@@ -103,3 +103,12 @@ def test_readme_is_the_index_notebook(tmp_path):
                     "--output", "README"], check=True, capture_output=True)
     got = (tmp_path/"README.md").read_text().replace("](images/", "](nbs/images/")   # as the Makefile's sed
     assert got == (ROOT/"README.md").read_text(), "README.md differs from nbs/index.ipynb: edit the notebook, then `make readme`"
+
+def test_every_image_resolves(site):
+    "Every <img> of every built page names a file the site holds (the front page's demo figure included)."
+    missing = []
+    for page in sorted(site.glob("*.html")):
+        for src in re.findall(r'<img[^>]+src="([^"]+)"', page.read_text()):
+            if not src.startswith(("data:", "http")) and not (page.parent/src).is_file(): missing.append((page.name, src))
+    assert missing == [], missing
+    assert re.search(r'<img[^>]+src="[^"]*demo\.png"', (site/"index.html").read_text())   # the README's figure, there

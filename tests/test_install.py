@@ -61,7 +61,7 @@ def test_venv_is_the_lock():
     "the environment the tests run in holds exactly the locked packages (where the Makefile installed it from the lock)"
     if not (Path(sys.prefix)/".from-lock").exists():
         pytest.skip(f"{sys.prefix} was not installed from requirements/dev.lock (the Makefile says why when it falls back)")
-    want = pins("dev") | pins("verifier")
+    want = pins("dev") | pins("verifier") | pins("eval")
     # the venv's own site-packages only: setuptools, once imported, puts its vendored copies (with their metadata) on sys.path
     site = list(dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib")))
     have = {canonicalize_name(d.metadata["Name"]): d.version for d in importlib.metadata.distributions(path=site)}
