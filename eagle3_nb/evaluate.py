@@ -111,31 +111,38 @@ def plot_acceptance(ev:dict, path:str|Path):
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
-def plot_overview(ev:dict, path:str|Path):
-    "Acceptance per position (vLLM, offline) beside output tokens/s with and without the draft at each concurrency."
+def plot_overview(ev:dict, path:str|Path, hist:list|None=None):
+    """Acceptance per position (vLLM, offline) beside output tokens/s with and without the draft at each concurrency,
+    and the training accuracy per TTT step where a history is given."""
     import matplotlib; matplotlib.use("Agg", force=False); import matplotlib.pyplot as plt
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.2))
-    _acceptance_bars(ev, a1)
-    a1.set_title("acceptance per position")
-    plot_speed(ev["speed"]["levels"], ax=a2)
-    a2.set_title("decoding speed, greedy, speedup over each pair")
+    fig, axs = plt.subplots(1, 3 if hist else 2, figsize=(15 if hist else 10, 3.2))
+    _acceptance_bars(ev, axs[0])
+    axs[0].set_title("acceptance per position")
+    plot_speed(ev["speed"]["levels"], ax=axs[1])
+    axs[1].set_title("decoding speed (speedup over each pair)")
+    if hist:
+        _curves(hist, "step_acc", axs[2], "accuracy (smoothed)")
+        axs[2].set_title("training")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+def _curves(hist:list, key:str, ax, label:str):
+    "One per-TTT-step curve of a training history (`step_loss` or `step_acc`), smoothed over 10 steps, into `ax`."
+    sm = lambda xs, w=10: [sum(xs[max(0, i - w):i + 1]) / len(xs[max(0, i - w):i + 1]) for i in range(len(xs))]
+    for j in range(max(len(h[key]) for h in hist)):   # with `ttt_every` > 1 only some batches have the later steps
+        xs = [i for i, h in enumerate(hist) if len(h[key]) > j]
+        ax.plot(xs, sm([hist[i][key][j] for i in xs]), label=f"TTT step {j}")
+    ax.set_xlabel("optimiser step")
+    ax.set_ylabel(label)
+    ax.legend()
 
 def plot_history(hist:list, path:str|Path):
     "Loss and per-step accuracy curves of a training history."
     import matplotlib.pyplot as plt
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3))
-    sm = lambda xs, w=10: [sum(xs[max(0, i - w):i + 1]) / len(xs[max(0, i - w):i + 1]) for i in range(len(xs))]
-    for j in range(max(len(h["step_acc"]) for h in hist)):   # with `ttt_every` > 1 only some batches have the later steps
-        xs = [i for i, h in enumerate(hist) if len(h["step_acc"]) > j]
-        a1.plot(xs, sm([hist[i]["step_loss"][j] for i in xs]), label=f"step {j}")
-        a2.plot(xs, sm([hist[i]["step_acc"][j] for i in xs]), label=f"step {j}")
-    a1.set_xlabel("step"); a1.set_ylabel("loss per TTT step (smoothed)"); a1.legend()
-    a2.set_xlabel("step")
-    a2.set_ylabel("accuracy (smoothed)")
-    a2.legend()
+    _curves(hist, "step_loss", a1, "loss per TTT step (smoothed)")
+    _curves(hist, "step_acc", a2, "accuracy (smoothed)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -289,11 +296,12 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
           "offline": off, "speed": {"levels": sw["levels"], "keep": sw["keep"]},
           "speedup": headline(sw["levels"])["speedup"]}
     if categories: ev["categories"] = category_acceptance(kept["eagle3"], categories[:n])
-    plot_overview(ev, out/"overview.png")
+    hp = Path(draft).parent/"history.json"
+    hist = json.loads(hp.read_text()) if hp.exists() else None
+    plot_overview(ev, out/"overview.png", hist)
     plot_acceptance(ev, out/"acceptance.png")
     plot_speed(ev["speed"]["levels"], path=out/"speed.png")
-    hist = Path(draft).parent/"history.json"
-    if hist.exists(): plot_history(json.loads(hist.read_text()), out/"training.png")
+    if hist: plot_history(hist, out/"training.png")
     atomic_write(out/"summary.md", lambda p: p.write_text(summary_md(ev, draft)))
     write_json(out/"metrics.json", ev)     # last: its presence marks the evaluation done
     return ev

@@ -198,6 +198,21 @@ def _attention_kernels(fig:dict, device:str, config):
                             "kimi-k2.5 mla": compare_later(*kimi, dt, kind, T=1024 if kind == "cuda" else 256)}
     row["agree"] = all(later_agree(c, dt) for c in row["attention"].values())   # False fails the check, figures written
 
+def _speed(fig:dict, out:Path, v:Path, device:str, dt:str, heldout:int, max_new_tokens:int):
+    "Decoding speed in vLLM with and without the check's draft at concurrency 1 and 32, where vLLM is installed."
+    with _stage(fig, "speed", device) as row:
+        try: import vllm   # noqa: F401 (a bare GPU machine has none)
+        except ImportError:
+            row["why"] = ("not measured: vLLM is not installed here; where it is, `eagle3 evaluate --draft "
+                          f"{out/'train'/'draft'} --out {out/'speed'} --concurrency 1,32` measures it")
+            return
+        from eagle3_nb.evaluate import evaluate_draft
+        from eagle3_nb.prompts import prompt_records
+        prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", heldout)]
+        ev = evaluate_draft(v, out/"train"/"draft", prompts, out/"hs_heldout", out/"speed", max_tokens=max_new_tokens,
+                            device=device, dtype=dt, concurrency=[1, 32])
+        row["speedup"] = {r["concurrency"]: round(r["speedup"], 3) for r in ev["speed"]["levels"]}
+
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)
               device:str="cuda",            # cuda, or cpu for the same check on a CPU
               gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier here
@@ -206,7 +221,8 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
               max_new_tokens:int=ANSWER_TOKENS, # answer length
               steps:int=160,                # optimiser steps (the run stops at half and resumes)
              )->dict:
-    "Answer, extract, train (and resume), export, verify, measure offline acceptance (each draft kind's) on `device`."
+    """Answer, extract, train (and resume), export, verify, measure offline acceptance (each draft kind's) and, where vLLM
+    is installed, the speedup at concurrency 1 and 32, on `device`."""
     import shutil
     out, cuda = Path(out), device.startswith("cuda")
     if cuda and not torch.cuda.is_available(): raise Eagle3Error("no CUDA device here: run the check with device='cpu'")
@@ -220,6 +236,7 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     _kinds(fig, out, v, tc)
     _loss_kernels(fig, device)
     _attention_kernels(fig, device, config)
+    _speed(fig, out, v, device, dt, heldout, max_new_tokens)
     _profile(fig, out, config, tc)
     res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
     write_json(out/"figures.json", res)
@@ -237,6 +254,7 @@ def _result(r:dict)->str:
                          f"{k}: output {x['output']:.1e}, gradients {max(x['grad_q'], x['grad_k'], x['grad_v']):.1e}"
                          for k, x in r["attention"].items())
     if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
+    if "speedup" in r: return "speedup in vLLM " + ", ".join(f"{s}x at concurrency {c}" for c, s in r["speedup"].items())
     if "why" in r: return r["why"]
     if "grad_input" in r:
         return (f"liger vs chunked: loss {r['loss']:.1e}, gradients {r['grad_input']:.1e} / {r['grad_weight']:.1e}, hits "

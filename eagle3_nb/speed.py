@@ -103,8 +103,9 @@ def speed_sweep(engines:dict,            # {"baseline": LLM, "eagle3": LLM}, bot
                 chat_template_kwargs:dict|None=None,
                 hold=None,               # level -> a context manager around the baseline arm at that level, or None
                )->dict:
-    """Both arms at every level, alternating which goes first: per level the figures of each arm, the speedup, greedy
-    identity and acceptance; `outputs`: both arms' outputs at the level serving the most prompts (`keep`)."""
+    """Both arms at every level, alternating which goes first (at concurrency 1, request by request): per level the
+    figures of each arm, the speedup, greedy identity and acceptance; `outputs`: both arms' outputs at the level serving
+    the most prompts (`keep`)."""
     import contextlib
     for arm in ARMS:   # warm-up, outside every clock
         serve(engines[arm], messages[:1], 1, 8, chat_template_kwargs)
@@ -113,15 +114,25 @@ def speed_sweep(engines:dict,            # {"baseline": LLM, "eagle3": LLM}, bot
     with tqdm(total=2 * sum(counts), desc="speed (both arms)", unit="request") as bar:
         for i, (c, n) in enumerate(zip(levels, counts)):
             order = ARMS if i % 2 == 0 else ARMS[::-1]
-            got = {}
-            for arm in order:
-                bar.set_postfix_str(f"concurrency {c}, {arm}")
-                around = hold(c) if hold is not None and arm == "baseline" and i == keep else None
-                with around or contextlib.nullcontext():
-                    got[arm] = serve(engines[arm], messages[:n], c, max_tokens, chat_template_kwargs, bar)
+            bar.set_postfix_str(f"concurrency {c}")
+            with (hold(c) if hold is not None and i == keep else None) or contextlib.nullcontext():
+                got = _level(engines, messages[:n], c, order, max_tokens, chat_template_kwargs, bar)
             rows.append(level_row(c, n, order[0], got))
             if i == keep: kept = {arm: got[arm]["outputs"] for arm in ARMS}
     return {"levels": rows, "keep": keep, "outputs": kept}
+
+def _level(engines:dict, messages:list, c:int, order:tuple, max_tokens:int, kw:dict|None, bar)->dict:
+    """Each arm's `serve` of `messages` at concurrency `c`, `order[0]` first. At concurrency 1 the arms take turns request
+    by request (ABBA), so a slower minute of the machine (another process starting) falls on both arms alike."""
+    if c > 1: return {arm: serve(engines[arm], messages, c, max_tokens, kw, bar) for arm in order}
+    got = {arm: {"seconds": 0.0, "outputs": [], "requests": []} for arm in ARMS}
+    for j, msg in enumerate(messages):
+        for arm in (order if j % 2 == 0 else order[::-1]):
+            r = serve(engines[arm], [msg], 1, max_tokens, kw, bar)
+            got[arm]["seconds"] += r["seconds"]
+            got[arm]["outputs"] += r["outputs"]
+            got[arm]["requests"] += r["requests"]
+    return got
 
 def level_row(c:int, n:int, first:str, got:dict)->dict:
     "One level's row: each arm's figures, the speedup, greedy identity and the draft's acceptance."
@@ -154,7 +165,7 @@ def speed_table(rows:list)->str:
     return "\n".join(head + body)
 
 def plot_speed(rows:list, ax=None, path=None):
-    "Output tokens/s without and with the draft at each concurrency, the speedup written over each pair."
+    "Output tokens/s without and with the draft at each concurrency (log scale), the speedup written over each pair."
     import matplotlib; matplotlib.use("Agg", force=False); import matplotlib.pyplot as plt
     rows = sorted(rows, key=lambda r: r["concurrency"])
     fig = None
@@ -167,8 +178,10 @@ def plot_speed(rows:list, ax=None, path=None):
         ax.annotate(f"{r['speedup']:.2f}x", (i, top), ha="center", va="bottom")
     ax.set_xticks(x, [f"{r['concurrency']}" for r in rows])
     ax.set_xlabel("concurrency (requests in flight)")
-    ax.set_ylabel("output tokens/s")
-    ax.set_ylim(0, 1.2 * max(max(r["baseline"]["tokens_per_s"], r["eagle3"]["tokens_per_s"]) for r in rows))
+    ax.set_ylabel("output tokens/s (log scale)")
+    ax.set_yscale("log")   # batch 1 and a full batch differ tenfold: both readable
+    tps = [r[a]["tokens_per_s"] for r in rows for a in ARMS]
+    ax.set_ylim(min(tps) / 2, max(tps) * 3)
     ax.legend(loc="upper left")
     if fig is not None:
         fig.tight_layout()
