@@ -61,7 +61,7 @@ def flags_derive(s:argparse.ArgumentParser, settings:bool):
 
 # `draft_config_flags`': not settings
 DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size", "fc_norm",
-                      "norm_output", "parallel_drafting")
+                      "norm_output", "parallel_drafting", "draft_layers")
 
 def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
@@ -77,6 +77,8 @@ def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
     s.add_argument("--parallel-drafting", action=argparse.BooleanOptionalAction, help="P-EAGLE: the draft proposes all "
                    "k tokens in one forward, as vLLM's --speculative-config parallel_drafting serves it (default: a "
                    "reference's, else off)")
+    s.add_argument("--draft-layers", type=int, help="decoder layers of the draft (vLLM serves several; default: a "
+                   "reference's, else 1)")
     s.add_argument("--draft-overrides", type=dict, default={}, metavar="JSON",   # as vLLM's --hf-overrides
                    help='fields set in the derived draft config after the rules, e.g. \'{"norm_before_fc": true}\'')
     from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
@@ -93,9 +95,13 @@ def verifier_of(a):
 def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
     from eagle3_nb.derive import derive_draft_config
-    return derive_draft_config(verifier_of(a), reference=a.reference, fc_norm=a.fc_norm, norm_output=a.norm_output,
+    from eagle3_nb.embedded import load_tokenizer
+    v = verifier_of(a)
+    tok = load_tokenizer(v, a.get("trust_remote_code") or False) if a.parallel_drafting else None   # its mask token
+    return derive_draft_config(v, reference=a.reference, fc_norm=a.fc_norm, norm_output=a.norm_output,
                                parallel_drafting=a.parallel_drafting, overrides=a.draft_overrides,
-                               attention=a.draft_attention, draft_vocab_size=a.draft_vocab_size, **rules)
+                               attention=a.draft_attention, draft_vocab_size=a.draft_vocab_size,
+                               draft_layers=a.draft_layers, tokenizer=tok, **rules)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6
 def _cuda()->bool:

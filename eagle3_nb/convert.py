@@ -32,7 +32,7 @@ def _layer_config(cfg:dict, s:DraftSpec)->dict:
     if layer.get("model_type", "llama") != "llama":
         raise CheckpointError(f"the draft's layer is model_type {layer['model_type']!r}; the converter writes "
                               "Llama-layer EAGLE-3 drafts (vLLM's Eagle3LlamaForCausalLM)")
-    return {**layer, "model_type": "llama", "head_dim": s.head_dim, "num_hidden_layers": 1}
+    return {**layer, "model_type": "llama", "head_dim": s.head_dim, "num_hidden_layers": s.num_hidden_layers}
 
 def _eagle_fields(s:DraftSpec)->dict:
     "The EAGLE-3 fields of a spec, every default written out."

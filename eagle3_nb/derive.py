@@ -15,10 +15,10 @@ from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'is_mla',
-           'resolve_head_dim', 'need', 'Verifier', 'default_aux_layer_ids', 'check_aux_layer_ids',
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'MAX_DRAFT_LAYERS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES',
+           'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'default_aux_layer_ids', 'check_aux_layer_ids',
            'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind', 'draft_config',
-           'derive_draft_config', 'expected_shapes', 'derived_spec']
+           'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 def _text_part(config:dict,                  # a verifier's config.json
@@ -163,7 +163,7 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
                               f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier has {H} and "
                               f"{V}; pick the reference for this verifier")
     for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size", "draft_vocab_size",
-              "aux_layer_ids", "norm_before_residual", "norm_before_fc", *EAGLE31_FIELDS):
+              "aux_layer_ids", "norm_before_residual", "norm_before_fc", "num_hidden_layers", *EAGLE31_FIELDS):
         rv = ref.norm_before_residual_used if k == "norm_before_residual" else getattr(ref, k)
         if rv is None or k in given: continue
         if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
@@ -171,6 +171,7 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
 
 # %% ../nbs/02_derive.ipynb #68a2b865
 ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
+MAX_DRAFT_LAYERS = 8   # decoder layers a draft may have (P-EAGLE's and DFlash's drafts have 4-5)
 DRAFT_ATTENTION = "auto"   # the default everywhere: a reference's kind, else the verifier's own (MLA for an MLA verifier)
 ATTENTION_CHOICES = (DRAFT_ATTENTION, *sorted(ATTENTIONS))   # what a setting of the draft attention may say
 
@@ -196,7 +197,8 @@ def _config_of(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list)
     from transformers import DeepseekV2Config, LlamaConfig
     H, V = tc["hidden_size"], tc["vocab_size"]
     common = dict(architectures=[ATTENTIONS[attention]], hidden_size=H, num_attention_heads=ch["num_attention_heads"],
-        intermediate_size=ch["intermediate_size"], num_hidden_layers=1, vocab_size=V, draft_vocab_size=ch["draft_vocab_size"],
+        intermediate_size=ch["intermediate_size"], num_hidden_layers=ch["num_hidden_layers"], vocab_size=V,
+        draft_vocab_size=ch["draft_vocab_size"],
         target_hidden_size=H, max_position_embeddings=tc.get("max_position_embeddings", 2048 * 4),
         rms_norm_eps=tc.get("rms_norm_eps", 1e-6), hidden_act=tc.get("hidden_act", "silu"), attention_bias=False,
         tie_word_embeddings=False, bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"),
@@ -235,6 +237,10 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                                                             # reference's, else False
                         dtype:str="bfloat16",               # dtype the draft is written in
                         overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
+                        draft_layers:int|None=None,         # decoder layers (vLLM serves several); default: the
+                                                            # reference's, else 1
+                        tokenizer=None,                     # the verifier's: a parallel draft's mask token is one of
+                                                            # its reserved tokens that chat data never holds
                         attention:str=DRAFT_ATTENTION,      # llama, mla (an MLA verifier's own), or auto (`draft_kind`)
                        ):
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
@@ -258,18 +264,24 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     ch = dict(head_dim=hd, num_attention_heads=nh, num_key_value_heads=nkv, intermediate_size=I,
               draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(aux_layer_ids, L),
               norm_before_residual=bool(norm_before_residual), norm_before_fc=False, fc_norm=bool(fc_norm),
-              norm_output=bool(norm_output))
+              norm_output=bool(norm_output), num_hidden_layers=1 if draft_layers is None else draft_layers)
     if reference is not None:
         asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,
-                     norm_before_residual=norm_before_residual, fc_norm=fc_norm, norm_output=norm_output)
+                     norm_before_residual=norm_before_residual, fc_norm=fc_norm, norm_output=norm_output,
+                     num_hidden_layers=draft_layers)
         _apply_reference(ch, ref, H, V, notes, given={k for k, v in asked.items() if v is not None})
     aux = check_aux_layer_ids(ch["aux_layer_ids"], L)
+    if not isinstance(ch["num_hidden_layers"], int) or not 1 <= ch["num_hidden_layers"] <= MAX_DRAFT_LAYERS:
+        raise CheckpointError(f"draft_layers {ch['num_hidden_layers']}: choose 1 to {MAX_DRAFT_LAYERS} (vLLM serves an "
+                              "EAGLE-3 draft of several decoder layers; the field's use 1 to 5)")
+    if ch["num_hidden_layers"] > 1: notes.append(f"{ch['num_hidden_layers']} decoder layers: the first reads "
+                                                 "[embedding ; hidden] (2H inputs), the others the hidden state (H)")
     if ch["draft_vocab_size"] > V:
         raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier vocab {V}; choose "
                               f"at most {V}")
     cfg = _draft_config(tc, ch, aux, attention, dtype, notes)
     if parallel_drafting or (parallel_drafting is None and ref is not None and ref.ptd_token_id is not None):
-        cfg.ptd_token_id = _ptd_token(tc, ref, attention, notes)
+        cfg.ptd_token_id = _ptd_token(tc, ref, attention, notes, tokenizer)
     fields = cfg.to_dict()
     for k, v in (overrides or {}).items():
         if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
@@ -279,15 +291,27 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
     notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
 
-def _ptd_token(tc:dict, ref, attention:str, notes:list)->int:
-    "The token a parallel draft's masked slots read: the reference's, else the verifier's pad token, else its first eos."
+def reserved_token(tokenizer)->int|None:
+    """A token chat data never holds: the lowest special token the tokenizer adds beyond its own (bos, eos, pad, unk) that
+    its chat template does not write (`<repo_name>` in SmolLM2, `<|reserved_special_token_0|>` in Llama-3); None: none."""
+    own, template = set(tokenizer.all_special_ids), tokenizer.chat_template or ""
+    added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
+    free = [i for i, t in added.items() if getattr(t, "special", False) and i not in own and str(t) not in template]
+    return min(free) if free else None
+
+def _ptd_token(tc:dict, ref, attention:str, notes:list, tokenizer=None)->int:
+    """The token a parallel draft's masked slots read: the reference's, else a reserved token of the verifier's tokenizer
+    (`reserved_token`), else its pad token, else its first eos."""
     if attention == "mla":
         raise CheckpointError("parallel drafting with an MLA draft: vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
                               "has no mask_hidden, so it cannot serve one; use attention llama, or a chain draft")
     eos = tc.get("eos_token_id")
-    tok = next(t for t in (getattr(ref, "ptd_token_id", None), tc.get("pad_token_id"),
+    reserved = reserved_token(tokenizer) if tokenizer is not None else None
+    tok = next(t for t in (getattr(ref, "ptd_token_id", None), reserved, tc.get("pad_token_id"),
                            eos[0] if isinstance(eos, list) else eos, 0) if t is not None)
-    notes.append(f"parallel drafting: masked slots read token {tok} (ptd_token_id) and a learned mask_hidden")
+    what = ("a reserved token chat data never holds" if tok == reserved and getattr(ref, "ptd_token_id", None) is None
+            else "a token the data may hold: pass the verifier's tokenizer for a reserved one")
+    notes.append(f"parallel drafting: masked slots read token {tok} (ptd_token_id: {what}) and a learned mask_hidden")
     return tok
 
 def _kind_note(cfg, asked:bool, ref:bool)->str:
@@ -301,14 +325,30 @@ def _kind_note(cfg, asked:bool, ref:bool)->str:
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 
 # %% ../nbs/02_derive.ipynb #a14b05f9
-def _mla_shapes(s:DraftSpec)->dict:
-    "The attention tensors of an MLA draft, as vLLM's `DeepseekV2MLAAttention` loads them (its first layer reads 2H)."
+def _mla_shapes(s:DraftSpec, layer:str="midlayer.", inputs:int|None=None)->dict:
+    "The attention tensors of an MLA draft's `layer`, as vLLM's `DeepseekV2MLAAttention` loads them (`inputs`: 2H first)."
     H, nh, r, nope, rope = s.hidden_size, s.num_attention_heads, s.q_lora_rank, s.qk_nope_head_dim, s.qk_rope_head_dim
-    a, q = "midlayer.self_attn.", nh * (nope + rope)
-    sh = {a + "kv_a_proj_with_mqa.weight": [s.kv_lora_rank + rope, 2 * H], a + "kv_a_layernorm.weight": [s.kv_lora_rank],
+    a, q, n = layer + "self_attn.", nh * (nope + rope), inputs or 2 * H
+    sh = {a + "kv_a_proj_with_mqa.weight": [s.kv_lora_rank + rope, n], a + "kv_a_layernorm.weight": [s.kv_lora_rank],
           a + "kv_b_proj.weight": [nh * (nope + s.head_dim), s.kv_lora_rank], a + "o_proj.weight": [H, nh * s.head_dim]}
-    if r is None: return sh | {a + "q_proj.weight": [q, 2 * H]}
-    return sh | {a + "q_a_proj.weight": [r, 2 * H], a + "q_a_layernorm.weight": [r], a + "q_b_proj.weight": [q, r]}
+    if r is None: return sh | {a + "q_proj.weight": [q, n]}
+    return sh | {a + "q_a_proj.weight": [r, n], a + "q_a_layernorm.weight": [r], a + "q_b_proj.weight": [q, r]}
+
+def _layer_shapes(s:DraftSpec, i:int)->dict:
+    "Decoder layer `i`'s tensors (`midlayer.` for the first, `layers.i.` after it): the first reads 2H inputs, the rest H."
+    H, I, hd = s.hidden_size, s.intermediate_size, s.head_dim
+    q, kv, n, p = s.num_attention_heads * hd, s.num_key_value_heads * hd, (2 if i == 0 else 1) * H, layer_name(i)
+    sh = _mla_shapes(s, p, n) if s.kv_lora_rank else {
+        p + "self_attn.q_proj.weight": [q, n], p + "self_attn.k_proj.weight": [kv, n],
+        p + "self_attn.v_proj.weight": [kv, n], p + "self_attn.o_proj.weight": [H, q]}
+    sh |= {p + "mlp.gate_proj.weight": [I, H], p + "mlp.up_proj.weight": [I, H], p + "mlp.down_proj.weight": [H, I],
+           p + "input_layernorm.weight": [H], p + "hidden_norm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+    if s.attention_bias: sh |= {f"{p}self_attn.{x}_proj.bias": [m] for x, m in (("q", q), ("k", kv), ("v", kv))}
+    return sh
+
+def layer_name(i:int)->str:
+    "Decoder layer `i`'s prefix in the draft's parameters and in vLLM-native checkpoints: `midlayer.`, then `layers.i.`."
+    return "midlayer." if i == 0 else f"layers.{i}."
 
 def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g. `derived_spec(cfg)`)
                     naming:str="midlayer.",        # or "layers.0."
@@ -316,17 +356,10 @@ def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g.
                     t2d:bool=True,                 # include `t2d` (vLLM ignores it; other tools read it)
                    )->dict[str, TensorInfo]:
     "Every tensor name -> shape/dtype that a draft with this config must have."
-    H, Ht, I, hd = s.hidden_size, s.target_hidden_size, s.intermediate_size, s.head_dim
-    q, kv, n_aux = s.num_attention_heads * hd, s.num_key_value_heads * hd, len(s.aux_layer_ids or [0, 0, 0])
+    H, Ht, n_aux = s.hidden_size, s.target_hidden_size, len(s.aux_layer_ids or [0, 0, 0])
     dt = DTYPE_NAMES.get(str(s.dtype), "BF16")
-    sh = {"fc.weight": [H, n_aux * Ht], **(_mla_shapes(s) if s.kv_lora_rank else {
-          "midlayer.self_attn.q_proj.weight": [q, 2 * H], "midlayer.self_attn.k_proj.weight": [kv, 2 * H],
-          "midlayer.self_attn.v_proj.weight": [kv, 2 * H], "midlayer.self_attn.o_proj.weight": [H, q]}),
-          "midlayer.mlp.gate_proj.weight": [I, H], "midlayer.mlp.up_proj.weight": [I, H], "midlayer.mlp.down_proj.weight": [H, I],
-          "midlayer.input_layernorm.weight": [H], "midlayer.hidden_norm.weight": [H],
-          "midlayer.post_attention_layernorm.weight": [H],
-          "norm.weight": [H], "lm_head.weight": [s.draft_vocab_size, H]}
-    if s.attention_bias: sh |= {f"midlayer.self_attn.{p}_proj.bias": [n] for p, n in (("q", q), ("k", kv), ("v", kv))}
+    sh = {"fc.weight": [H, n_aux * Ht], "norm.weight": [H], "lm_head.weight": [s.draft_vocab_size, H]}
+    for i in range(s.num_hidden_layers): sh |= _layer_shapes(s, i)
     if s.norm_before_fc: sh["input_norm.weight"] = [n_aux * Ht]
     if s.fc_norm: sh |= {f"fc_norm.{i}.weight": [Ht] for i in range(n_aux)}
     if s.ptd_token_id is not None: sh["mask_hidden"] = [n_aux * Ht]   # what the masked slots' aux states are (vLLM: fc'd)

@@ -33,6 +33,9 @@ def build_draft(config:LlamaConfig,        # the derived draft config
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float() * norm_init_scale)
     if copy_heads: copy_init(m, ds, copy_heads, copy_scale, seed)
+    for layer in getattr(m, "layers", {}).values():   # a later layer starts as the identity: its branches add nothing yet
+        layer.self_attn.o_proj.weight.data.zero_()
+        layer.mlp.down_proj.weight.data.zero_()
     return m
 
 # %% ../nbs/07b_draft_init.ipynb #8fb0919b

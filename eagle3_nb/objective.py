@@ -15,8 +15,8 @@ from .attention import TTTLayout, sample_segments
 # %% auto #0
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
            'targets_of', 'loss_kernel', 'SoftTargetCE', 'soft_target_ce', 'compare_loss_kernels', 'kernels_agree',
-           'probe_loss_kernels', 'global_sum', 'kept_rows', 'step_valid', 'ttt_loss', 'chain_draft', 'accepted_lengths',
-           'offline_acceptance']
+           'probe_loss_kernels', 'global_sum', 'kept_rows', 'step_valid', 'depth_sample', 'ttt_loss', 'chain_draft',
+           'accepted_lengths', 'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
@@ -194,6 +194,22 @@ def step_valid(mask:torch.Tensor,    # (B, T) loss mask
     "(B, T): where step k scores, the token it predicts (t + 2 + k) an assistant token of the same sample."
     return _shift(mask, 2 + k, False) & (_shift(starts, 2 + k, -1) == starts)
 
+def depth_sample(valid:list,           # (B, T) where each step scores (`step_valid`)
+                 keep:float,            # depth k >= 1 keeps a random max(keep**k, floor) share of its positions
+                 floor:float,           # the least share a depth keeps
+                 seed:int,              # the draw's seed (a step's own: a resumed run draws the same)
+                )->list:
+    "P-EAGLE's depth sampling: step 0 scores every position, depth k a random max(keep**k, floor) share of its own."
+    if keep >= 1: return valid
+    g, out = torch.Generator().manual_seed(seed), [valid[0]]
+    for k, v in enumerate(valid[1:], 1):
+        at = v.flatten().nonzero().flatten()
+        n = int(len(at) * max(keep ** k, floor))
+        mine = torch.zeros(v.numel(), dtype=torch.bool, device=v.device)
+        mine[at[torch.randperm(len(at), generator=g)[:n].to(v.device)]] = True
+        out.append(mine.view_as(v))
+    return out
+
 def ttt_loss(model:Eagle3Draft,    # the draft
              batch:dict,           # a collated batch: input_ids, loss_mask, aux, last (position_ids, sample_start: packed;
                                    # scored 0: a rank with no sample of its own this step, computing one it does not count)
@@ -205,6 +221,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
              checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
              explicit_below:int=0, # rows up to this length attend at steps k >= 1 over explicit scores (`explicit_below`)
              kernel:str="chunked", # each block's loss: chunked, or liger-kernel's fused kernel (`loss_kernel`)
+             sample:tuple|None=None, # a parallel draft's depth sampling: `depth_sample`'s (keep, floor, seed)
             )->tuple[torch.Tensor, list, list]:
     "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
@@ -213,6 +230,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))   # restarting with each sample
     starts = batch.get("sample_start", torch.zeros_like(ids))
     valid = [step_valid(mask, starts, k) for k in range(steps)]
+    if par and sample: valid = depth_sample(valid, *sample)             # each depth's loss: the mean over its sample
     later = torch.zeros_like(mask)                                       # positions a step after the first scores at
     for v in valid[1:]: later |= v
     idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute

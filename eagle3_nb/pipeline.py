@@ -30,7 +30,8 @@ _log = logger("pipeline")
 # %% auto #0
 __all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
            'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir',
-           'write_summary', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts', 'k_reason']
+           'write_summary', 'every_slot_trained', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts',
+           'k_reason']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 @dataclass
@@ -64,6 +65,7 @@ class RunConfig:
     norm_output: bool|None = None   # EAGLE-3.1: the next draft step fed the normed state; None: the reference's, else no
     parallel_drafting: bool|None = None # P-EAGLE: the draft proposes all k tokens in one forward (vLLM's parallel_drafting);
                                         # None: the reference's, else no
+    draft_layers: int|None = None   # decoder layers of the draft (vLLM serves several); None: the reference's, else 1
     draft_overrides: dict = field(default_factory=dict) # any other field forced into the derived config (failure modes)
     draft_attention: str = DRAFT_ATTENTION  # llama, mla (an MLA verifier's own: Eagle3DeepseekV2ForCausalLM), auto: the
                                     # reference's kind, else the verifier's
@@ -189,6 +191,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
 STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
             "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train",
+            "draft_layers": "train",
             "parallel_drafting": "train",
             "prompt_source": "regenerate", "capture": "regenerate", "shard": "regenerate",
             "prompts": "regenerate",
@@ -201,7 +204,7 @@ STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size"
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}
 BEFORE = {"capture": "extract",   # what a run_config.json written before a setting existed did, where not its default
-          "fc_norm": False, "norm_output": False, "parallel_drafting": False}
+          "fc_norm": False, "norm_output": False, "parallel_drafting": False, "draft_layers": 1}
 IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
            "train.log_to", "train.loss_kernel",   # where it logs; which kernel computes the same loss
            "regenerate.shard",   # the run's `shard` again (producer 0 records and checks it)
@@ -211,7 +214,7 @@ def _flat(d:dict, pre:str="")->dict:
     return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
                                                        else {f"{pre}{k}": v}).items()}
 
-DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens",   # None: decided by the run
+DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens", "draft_layers",   # None: decided
            *EAGLE31_FIELDS}
 
 def _moved(old:dict)->dict:
@@ -304,7 +307,10 @@ def _derive(cfg:RunConfig, run:Path, files:bool=True):
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
                             draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
                             fc_norm=cfg.fc_norm, norm_output=cfg.norm_output, overrides=cfg.draft_overrides,
-                            attention=cfg.draft_attention, parallel_drafting=cfg.parallel_drafting)
+                            attention=cfg.draft_attention, parallel_drafting=cfg.parallel_drafting,
+                            draft_layers=cfg.draft_layers,   # a parallel draft's mask token: a reserved one
+                            tokenizer=load_tokenizer(cfg.verifier, cfg.engine.trust_remote_code) if cfg.parallel_drafting
+                            else None)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     if files:   # producer 0's (`RunConfig.shard`): one writer of the run's own files
@@ -313,11 +319,20 @@ def _derive(cfg:RunConfig, run:Path, files:bool=True):
         _log.info("\n".join(f"- {n}" for n in d.notes))
     return d.config
 
+def every_slot_trained(cfg:RunConfig)->tuple[RunConfig, str|None]:
+    """A parallel draft trains at least k TTT steps, one a slot vLLM drafts (an untrained slot accepts nothing): `cfg`
+    with `train.ttt_steps` raised to `k` where it asks for fewer, and the line that says so."""
+    if not cfg.parallel_drafting or cfg.train.ttt_steps >= cfg.k: return cfg, None
+    why = (f"parallel draft: TTT steps raised from {cfg.train.ttt_steps} to k={cfg.k}, so that each of the {cfg.k} slots "
+           "vLLM drafts in one forward is trained")
+    return replace(cfg, train=replace(cfg.train, ttt_steps=cfg.k)), why
+
 def with_derived(cfg:RunConfig, config)->RunConfig:
     "`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what run_config.json records."
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
     return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids),
-                   fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=ptd_token(config) is not None)
+                   fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=ptd_token(config) is not None,
+                   draft_layers=config.num_hidden_layers)
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
@@ -439,7 +454,8 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     i, n = parse_shard(cfg.shard)
     with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
         config = _derive(cfg, run, files=i == 0)
-        cfg = with_derived(cfg, config)
+        cfg, why = every_slot_trained(with_derived(cfg, config))
+        if why: _log.info(why)
         if i == 0: check_run_dir(run, cfg, asked)
     if cfg.preflight_steps and i == 0:
         with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):

@@ -62,10 +62,15 @@ class TrainConfig:
     eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
     eval_k: int = SPEC_TOKENS    # speculative tokens of the estimate (vLLM's num_speculative_tokens)
     ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this decay per step
+    depth_keep: float = 1.0      # a parallel draft: depth k >= 1 trains a random max(depth_keep**k, depth_keep_min)
+                                 # share of its positions (P-EAGLE's depth sampling; 1: every position)
+    depth_keep_min: float = 0.0  # the least share a depth trains
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
             raise Eagle3Error("ttt_steps, ttt_every and batch_size must be >= 1")
         if self.tokens_per_step < 0: raise Eagle3Error(f"tokens_per_step {self.tokens_per_step}: 0 (batch_size) or > 0")
+        if not (0 < self.depth_keep <= 1 and 0 <= self.depth_keep_min <= 1):
+            raise Eagle3Error(f"depth_keep {self.depth_keep} in (0, 1] and depth_keep_min {self.depth_keep_min} in [0, 1]")
         if not 0 < self.step_decay <= 1: raise Eagle3Error(f"step_decay {self.step_decay} must be in (0, 1]")
         if self.shuffle not in ("global", "shard"):
             raise Eagle3Error(f"shuffle {self.shuffle!r}: choose global or shard")
@@ -185,6 +190,7 @@ def _fsdp(model:Eagle3Draft):
     from torch.distributed.fsdp import fully_shard
     for name in ("fc", "midlayer", "norm", "lm_head", "input_norm", "fc_norm"):
         if hasattr(model, name): fully_shard(getattr(model, name))
+    for layer in getattr(model, "layers", {}).values(): fully_shard(layer)
 
 def _full_states(model, opt, fsdp:bool)->tuple[dict, dict]:
     "Unsharded model and optimizer state dicts (a collective under FSDP: every rank calls it)."
@@ -316,8 +322,9 @@ def train_step(r:Run, batch:dict)->dict:
         r.loss_kernel = "chunked" if cfg.fsdp else loss_kernel(cfg.loss_kernel, cfg.device,
                                                                (r.config.hidden_size, r.config.draft_vocab_size, dt))
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
+        sample = (cfg.depth_keep, cfg.depth_keep_min, cfg.seed * 1_000_003 + r.step)   # the step's own draw
         loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world,
-                                      cfg.activation_checkpointing, r.explicit_below, r.loss_kernel)
+                                      cfg.activation_checkpointing, r.explicit_below, r.loss_kernel, sample)
     r.opt.zero_grad()
     loss.backward()
     if not cfg.fsdp: _allreduce_grads(params, r.world)               # FSDP reduce-scatters (and averages) by itself

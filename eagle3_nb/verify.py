@@ -123,10 +123,11 @@ def check_against_verifier(r:Report,                      # the report the rows 
     want = expected_shapes(want_spec, embed_tokens="embed_tokens.weight" in (s.tensors or {}))
     for name in sorted(set(want) | set(s.tensors or {})):
         w, h = want.get(name), (s.tensors or {}).get(name)
-        if h is None and name == "mask_hidden":   # vLLM 0.32's llama_eagle3.py: zeros in its place and a warning
+        if h is None and name == "mask_hidden":   # vLLM 0.32's llama_eagle3.py raises at load
             r.add("tensors", name, None, list(w.shape), "error", "the config asks for parallel drafting (ptd_token_id) and "
-                  "the weights have no mask_hidden: vLLM would fill it with zeros, and every masked slot would read "
-                  "states the draft never learned; re-export the draft trained with --parallel-drafting")
+                  "the weights have no mask_hidden: vLLM 0.32 refuses to load the draft ('mask_hidden not found in "
+                  "weights but model is configured for parallel drafting'); re-export the draft trained with "
+                  "--parallel-drafting")
         elif h is None:
             r.add("tensors", name, None, list(w.shape), "error",
                   "the tensor is missing: re-export the draft (eagle3_nb.model.export_vllm writes exactly the expected table)")

@@ -185,8 +185,9 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     mla = tc.get("kv_lora_rank") is not None
     specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get("sliding_window") if "sliding" in t else None)
              for i, t in enumerate(types)}
-    specs["draft.midlayer.attn"] = _kv_spec({"num_attention_heads": s.num_attention_heads, "hidden_size": s.hidden_size,
-                                             "num_key_value_heads": s.num_key_value_heads, "head_dim": s.head_dim}, dt)
+    draft = {"num_attention_heads": s.num_attention_heads, "hidden_size": s.hidden_size,
+             "num_key_value_heads": s.num_key_value_heads, "head_dim": s.head_dim}
+    for i in range(s.num_hidden_layers): specs[f"draft.layers.{i}.attn"] = _kv_spec(draft, dt)   # one a draft layer
     cfg = SimpleNamespace(scheduler_config=SimpleNamespace(disable_hybrid_kv_cache_manager=False), cache_config=CacheConfig(),
                           kv_transfer_config=None, speculative_config=None)
     layouts = get_supported_kv_cache_layouts([c for _, c in attention_backends(device)[:1]])
