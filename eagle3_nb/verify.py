@@ -116,7 +116,7 @@ def check_against_verifier(r:Report,                      # the report the rows 
                   "draft config and keeps the draft's KV cache apart), so this loads where the [vllm] rows allow it")
     # the model vLLM builds: the verifier's sizes, the draft's own layer, the draft's norm options and dtype
     want_spec = replace(e, **{k: getattr(s, k) for k in OWN_CHOICE}, norm_before_fc=s.norm_before_fc, fc_norm=s.fc_norm,
-                        ptd_token_id=s.ptd_token_id, dtype=s.dtype)
+                        ptd_token_id=s.ptd_token_id, dtype=s.dtype, num_hidden_layers=s.num_hidden_layers)
     if s.ptd_token_id is not None and s.kv_lora_rank:
         r.add("vllm", "parallel_drafting", "mla", "llama", "error", "vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
               "has no mask_hidden, so it cannot serve a parallel MLA draft: train a Llama-attention draft or a chain draft")
