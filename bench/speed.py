@@ -12,9 +12,8 @@ Prints a table (one row per k and level) and writes the rows as JSON.
 import argparse, gc, json, sys
 from eagle3_nb.core import ANSWER_TOKENS, machine
 from eagle3_nb.embedded import embedded_verifier
-from eagle3_nb.engine import vllm_engine
 from eagle3_nb.prompts import prompt_records
-from eagle3_nb.speed import SPEED_ENGINE, speed_sweep
+from eagle3_nb.speed import speed_engines, speed_sweep
 
 ints = lambda s: [int(x) for x in s.split(",")]
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -32,17 +31,19 @@ a = ap.parse_args()
 
 v = a.verifier or embedded_verifier()
 recs = prompt_records(a.prompt_set, "heldout", a.skip + a.prompts)[a.skip:]
-if len(recs) < a.prompts: sys.exit(f"{a.prompt_set} has {a.skip + len(recs)} held-out prompts: lower --skip or --prompts")
+if len(recs) < a.prompts:
+    sys.exit(f"{a.prompt_set} has {a.skip + len(recs)} held-out prompts: lower --skip or --prompts")
 msgs = [r["messages"] for r in recs]
-base = vllm_engine(v, a.dtype, extra=SPEED_ENGINE)
-rows = []
-for k in a.k:
-    spec = vllm_engine(v, a.dtype, draft=a.draft, k=k, extra={**SPEED_ENGINE, "per_request_spec_decode_metrics": "summary"})
-    sw = speed_sweep({"baseline": base, "eagle3": spec}, msgs, a.concurrency, [a.prompts] * len(a.concurrency),
-                     a.max_tokens)
+rows, base = [], None
+for k in a.k:   # the verifier-alone engine of the first k serves every k
+    eng = speed_engines(v, a.dtype, draft=a.draft, k=k)
+    base = base or eng["baseline"]
+    sw = speed_sweep({"baseline": base, "eagle3": eng["eagle3"]}, msgs, a.concurrency,
+                     [a.prompts] * len(a.concurrency), a.max_tokens)
     for r in sw["levels"]: rows.append({"k": k, **r})
-    del spec; gc.collect()
-print(f"\n{machine()}, {a.dtype}, {a.prompt_set} held-out prompts {a.skip}-{a.skip + a.prompts - 1}, {a.max_tokens} tokens")
+    del eng; gc.collect()
+span = f"{a.skip}-{a.skip + a.prompts - 1}"
+print(f"\n{machine()}, {a.dtype}, {a.prompt_set} held-out prompts {span}, {a.max_tokens} tokens")
 print("| k | concurrency | tokens/s without / with | speedup | acceptance length pooled / per request | per position |"
       " greedy identical |")
 print("|---|---|---|---|---|---|---|")

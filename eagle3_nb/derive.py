@@ -15,10 +15,10 @@ from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load
 if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'MAX_DRAFT_LAYERS', 'DRAFT_ATTENTION', 'ATTENTION_CHOICES',
-           'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'default_aux_layer_ids', 'check_aux_layer_ids',
-           'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind', 'draft_config',
-           'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes', 'derived_spec']
+__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'MAX_DRAFT_LAYERS', 'PARALLEL_LAYERS', 'DRAFT_ATTENTION',
+           'ATTENTION_CHOICES', 'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'default_aux_layer_ids',
+           'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind',
+           'draft_config', 'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #6f218183
 def _text_part(config:dict,                  # a verifier's config.json
@@ -172,6 +172,8 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
 # %% ../nbs/02_derive.ipynb #68a2b865
 ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
 MAX_DRAFT_LAYERS = 8   # decoder layers a draft may have (P-EAGLE's and DFlash's drafts have 4-5)
+PARALLEL_LAYERS = 2    # a parallel draft's layers where none are asked: the best speedup at batch 1 of 1, 2 and 4 at the
+                       # demo's data (1.26x, 1.32x, 1.30x; one layer's masked slots accept 7% at the second slot; Measurements)
 DRAFT_ATTENTION = "auto"   # the default everywhere: a reference's kind, else the verifier's own (MLA for an MLA verifier)
 ATTENTION_CHOICES = (DRAFT_ATTENTION, *sorted(ATTENTIONS))   # what a setting of the draft attention may say
 
@@ -265,6 +267,10 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
               draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(aux_layer_ids, L),
               norm_before_residual=bool(norm_before_residual), norm_before_fc=False, fc_norm=bool(fc_norm),
               norm_output=bool(norm_output), num_hidden_layers=1 if draft_layers is None else draft_layers)
+    if parallel_drafting and draft_layers is None and ref is None:
+        ch["num_hidden_layers"] = PARALLEL_LAYERS
+        notes.append(f"{PARALLEL_LAYERS} decoder layers: a parallel draft's default, as measured (the best speedup at "
+                     "batch 1 at the demo's data; one layer's masked slots barely draft past the first token)")
     if reference is not None:
         asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,
                      norm_before_residual=norm_before_residual, fc_norm=fc_norm, norm_output=norm_output,
@@ -319,9 +325,10 @@ def _kind_note(cfg, asked:bool, ref:bool)->str:
     on = [k for k in EAGLE31_FIELDS if getattr(cfg, k, False)]
     kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
     kind += ", parallel drafting (P-EAGLE)" if ptd_token(cfg) is not None else ""
-    why = "as asked" if asked else "the reference's" if ref else (   # the table in 12_measurements
-        "the default, as measured: at equal data and steps a chain draft accepted more than a parallel one, and "
-        "norm_output moved acceptance within one run's noise; --parallel-drafting, --fc-norm, --norm-output choose")
+    why = "as asked" if asked else "the reference's" if ref else (   # the kinds table in 12_measurements
+        "the default, as measured: at the demo's data a one-layer chain draft decoded fastest at batch 1 (1.50x; two "
+        "layers 1.33x, a parallel draft 1.32x at best), and norm_output moved acceptance within one run's noise; "
+        "--parallel-drafting, --draft-layers, --fc-norm, --norm-output choose")
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 
 # %% ../nbs/02_derive.ipynb #a14b05f9

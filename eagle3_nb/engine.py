@@ -15,9 +15,10 @@ from .derive import Verifier
 _log = logger("engine")
 
 # %% auto #0
-__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'context_length', 'vllm_env', 'VLLMBar',
-           'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'cpu_rope_agrees',
-           'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
+__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'VOCAB_PADDING', 'CPU_BIND', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig',
+           'context_length', 'vllm_env', 'VLLMBar', 'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line',
+           'vllm_failure', 'tensor_parallel_sizes', 'check_tensor_parallel', 'numa_nodes', 'cpu_binding',
+           'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
@@ -106,7 +107,14 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     from vllm.platforms import current_platform
     cpu = current_platform.is_cpu()
     kw = vllm_args(model, dtype, engine, draft, k, cpu)
+    tp = kw["tensor_parallel_size"]
+    check_tensor_parallel(model, tp, draft)   # before anything starts
     if cpu and draft and model.mla: _log.info(mla_pair_line(dtype, draft))
+    bind = None
+    if cpu and tp > 1 and CPU_BIND not in os.environ:   # vLLM's auto binding wants a NUMA node a rank
+        bind, line = cpu_binding(tp)
+        _log.info(line)
+        if bind: os.environ[CPU_BIND] = bind   # its workers read it as they start, inside LLM()
     try:
         if fix := rope_fix(model, cpu):
             warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
@@ -114,6 +122,8 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
         return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | fix | (extra or {})))
     except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
         raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
+    finally:
+        if bind: os.environ.pop(CPU_BIND, None)   # the next engine, of another size, chooses its own
 
 BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch of the package's vLLM plugin: 0 leaves vLLM's CPU attention as it ships
 
@@ -146,6 +156,76 @@ def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException
     with_draft = f" with the EAGLE-3 draft {draft}" if draft else ""
     return (f"vLLM {vllm.__version__} could not start {model} ({arch}) in {dtype}{with_draft}: {type(e).__name__}: "
             f"{msg}. If the checkpoint is incomplete or for another vLLM version, fix it and re-run (the run resumes)")
+
+# %% ../nbs/03a_engine.ipynb #233ef2b0
+def tensor_parallel_sizes(verifier:str|Path|dict, # the verifier (directory, config or Hub id)
+                          most:int=64,            # the largest size listed
+                         )->list[int]:
+    "The tensor-parallel sizes vLLM can shard the verifier over: its query heads divide by the size, its KV heads too."
+    tc = Verifier.of(verifier).text
+    h = tc["num_attention_heads"]
+    kv = tc.get("num_key_value_heads") or h
+    return [n for n in range(1, most + 1) if h % n == 0 and (kv % n == 0 if kv >= n else n % kv == 0)]
+
+VOCAB_PADDING = 64   # vLLM pads a vocabulary to a multiple of this before it shards it over the ranks
+
+def check_tensor_parallel(verifier:str|Path|dict, # the verifier
+                          size:int,               # `tensor_parallel_size`
+                          draft:str|Path|dict|None=None, # a draft (directory or config) served beside it: its vocabulary
+                                                         # is sharded too
+                         ):
+    "Refuse, in one line naming what would work, a size vLLM cannot shard the verifier's (or the draft's) heads over."
+    if size == 1: return
+    if size not in (ok := tensor_parallel_sizes(verifier, max(64, size))):
+        tc = Verifier.of(verifier).text
+        h, kv = tc["num_attention_heads"], tc.get("num_key_value_heads") or tc["num_attention_heads"]
+        raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the verifier's {h} attention heads ({kv} key/value "
+                          f"heads) evenly over the ranks; choose one of {', '.join(map(str, ok[:8]))}")
+    if draft is None: return
+    c = draft if isinstance(draft, dict) else load_config(draft)
+    dv = c.get("draft_vocab_size") or c["vocab_size"]
+    if -(-dv // VOCAB_PADDING) * VOCAB_PADDING % size:   # vLLM's ParallelLMHead of the draft: its padded rows
+        step = VOCAB_PADDING * size
+        fit = [n for n in (dv // step * step, -(-dv // step) * step) if n > 0]
+        raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the draft's lm_head over the ranks, and its "
+                          f"{dv} rows (padded to a multiple of {VOCAB_PADDING}) do not divide by {size}; train the "
+                          f"draft with a draft_vocab_size that does, e.g. {' or '.join(map(str, fit))}")
+
+CPU_BIND = "VLLM_CPU_OMP_THREADS_BIND"   # vLLM's binding of each CPU worker's OpenMP threads: auto, nobind, or lists
+
+def numa_nodes(cpus:set)->int:
+    "The NUMA nodes that hold at least one of `cpus` (1 where the machine does not say)."
+    nodes = Path("/sys/devices/system/node").glob("node[0-9]*")
+    def held(n): return any(c in cpus for c in _cpu_ids((n/"cpulist").read_text()))
+    return max(1, sum(1 for n in nodes if (n/"cpulist").exists() and held(n)))
+
+def _cpu_ids(s:str)->list[int]:
+    "CPU ids of a Linux list such as '0-3,8'."
+    out = []
+    for part in filter(None, s.strip().split(",")):
+        a, _, b = part.partition("-")
+        out += list(range(int(a), int(b or a) + 1))
+    return out
+
+def cpu_binding(size:int,               # tensor-parallel ranks on this machine
+                cpus:list|None=None,    # the cores this process may use; None: its affinity
+                nodes:int|None=None,    # NUMA nodes over those cores; None: read from /sys
+               )->tuple[str|None, str]:
+    """(value for `VLLM_CPU_OMP_THREADS_BIND`, or None to leave vLLM's auto binding; the line that says why): each rank a
+    disjoint share of the cores, or one core each round robin where there are more ranks than cores."""
+    cpus = sorted(cpus if cpus is not None else os.sched_getaffinity(0))
+    nodes = numa_nodes(set(cpus)) if nodes is None else nodes
+    if size <= nodes: return None, f"{size} CPU worker(s) on {nodes} NUMA node(s): vLLM binds one a node"
+    if size <= len(cpus):
+        share = len(cpus) // size
+        lists = [cpus[r * share:(r + 1) * share] for r in range(size)]
+        how = f"{share} core(s) each"
+    else:
+        lists = [[cpus[r % len(cpus)]] for r in range(size)]
+        how = f"one core each, {size} ranks sharing {len(cpus)} cores"
+    bind = "|".join(",".join(map(str, l)) for l in lists)
+    return bind, (f"tensor parallel {size} on {len(cpus)} cores of {nodes} NUMA node(s): vLLM's CPU workers bound to "
+                  f"cores {bind} ({how}; {CPU_BIND} set by eagle3_nb, set it yourself to choose)")
 
 # %% ../nbs/03a_engine.ipynb #aaaccb19
 @cache

@@ -15,7 +15,7 @@ from .model import Eagle3Draft
 from .derive import draft_config
 from .convert import load_draft
 from .objective import offline_acceptance
-from .speed import (ARMS, CONCURRENCY, SPEED_ENGINE, WHY_LOSES, headline, level_counts, plot_speed,
+from .speed import (CONCURRENCY, WHY_LOSES, headline, level_counts, plot_speed, speed_engines,
                              speed_sweep, speed_table)
 from .core import atomic_write, read_json, write_json
 _log = logger("evaluate")
@@ -264,9 +264,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
     if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written anew, not appended
     xc = ExtractConfig(compute_dtype=dtype, engine=eng)
-    engines = {"baseline": vllm_engine(verifier, dtype, eng, extra=SPEED_ENGINE),
-               "eagle3": vllm_engine(verifier, dtype, eng, draft=draft, k=k,
-                                     extra={**SPEED_ENGINE, "per_request_spec_decode_metrics": "summary"})}
+    engines = speed_engines(verifier, dtype, eng, draft, k)
     caps = []
     def hold(c:int):   # the baseline arm at the level serving the most prompts: its states stored as it decodes
         if not capture: return None

@@ -13,7 +13,7 @@ from .reference import inspect_draft, ptd_token, save_spec
 from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
                               derived_spec)
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, K_SWEEP, SPEC_TOKENS, logger
-from .engine import EngineConfig, auto_dtype, context_length, precision_reason
+from .engine import EngineConfig, auto_dtype, check_tensor_parallel, context_length, precision_reason
 from .speed import CONCURRENCY, level_counts
 from .prompts import prompt_records, sampled_copies
 from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
@@ -28,8 +28,8 @@ from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_sup
 _log = logger("pipeline")
 
 # %% auto #0
-__all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'resolved',
-           'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir',
+__all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'capture_of',
+           'resolved', 'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir',
            'write_summary', 'every_slot_trained', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts',
            'k_reason']
 
@@ -104,6 +104,24 @@ SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": Extrac
 DECIDED = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens", "regenerate.shard",
            "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "extract.shard", "train.device")
 
+def capture_of(capture:str,          # the setting: auto, decode, connector or extract
+               backend:str,          # the regeneration's backend (vllm or transformers)
+               engine:EngineConfig,  # how vLLM starts
+               device:str,           # cpu or cuda
+              )->tuple[str, str]:
+    """(the capture a run's training states get, why): auto takes `decode` where vLLM runs in this process with one eager
+    worker, the KV connector for a verifier sharded over ranks (every rank's states, as vLLM holds them), else a second
+    pass (`extract`)."""
+    if capture != "auto": return capture, "as asked"
+    if backend != "vllm": return "extract", "the answers come from transformers: a second pass over them stores the states"
+    from eagle3_nb.vllm_extract import decode_capture_possible   # imports vLLM
+    if decode_capture_possible(engine, cpu=device == "cpu"):
+        return "decode", "vLLM runs in this process with one eager worker: each answer's states are stored as it decodes"
+    if engine.tensor_parallel_size > 1:
+        return "connector", (f"the verifier is sharded over {engine.tensor_parallel_size} ranks: vLLM's KV connector hands "
+                             "over each answer's states as the ranks computed them")
+    return "extract", "vLLM runs out of this process or compiled: a second pass over the answers stores the states"
+
 def resolved(cfg:RunConfig)->RunConfig:
     "`cfg` with device, dtypes and the verifier path decided for this machine."
     import torch
@@ -116,12 +134,7 @@ def resolved(cfg:RunConfig)->RunConfig:
         data = mla_dtype(v, data, auto=cfg.data_dtype == "auto", draft=False)[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = context_length(v, most=cfg.extract.max_len)   # never past the verifier's context
-    cap = cfg.capture
-    if cap == "auto":
-        cap = "extract"
-        if cfg.regenerate.backend == "vllm":
-            from eagle3_nb.vllm_extract import decode_capture_possible   # imports vLLM
-            cap = "decode" if decode_capture_possible(eng, cpu=dev == "cpu") else "extract"
+    cap = capture_of(cfg.capture, cfg.regenerate.backend, eng, dev)[0]
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng, capture=cap,
                    eval_max_tokens=cfg.eval_max_tokens or cfg.max_new_tokens or ANSWER_TOKENS,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens,
@@ -168,6 +181,8 @@ def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by th
 def preflight_verifier(cfg:RunConfig)->list[str]:
     "Problems of the verifier that would make this run fail late, each with its fix."
     probs, v = [], cfg.verifier
+    try: check_tensor_parallel(v, cfg.engine.tensor_parallel_size)
+    except Eagle3Error as e: probs.append(str(e))
     if Path(v).is_dir():
         try: check_weights(v)
         except CheckpointError as e: probs.append(str(e))
@@ -313,6 +328,7 @@ def _derive(cfg:RunConfig, run:Path, files:bool=True):
                             else None)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
+    check_tensor_parallel(cfg.verifier, cfg.engine.tensor_parallel_size, d.config.to_dict())   # the draft's vocabulary
     if files:   # producer 0's (`RunConfig.shard`): one writer of the run's own files
         d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
         if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
@@ -449,6 +465,8 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
         _log.info(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
               f"{mla_dtype(cfg.verifier, cfg.eval_dtype)[1]}")
     if not (routing := moe_routing(cfg.verifier))[0]: _log.warning(routing[1])
+    why = capture_of(asked.capture, cfg.regenerate.backend, cfg.engine, cfg.device)[1]
+    _log.info(f"capture {cfg.capture}: {why}")
     _log.info(f"k={cfg.k} speculative tokens in the evaluation: {k_reason(cfg.k)}")
     run.mkdir(parents=True, exist_ok=True)
     i, n = parse_shard(cfg.shard)
