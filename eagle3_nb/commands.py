@@ -129,6 +129,8 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
                    "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a GPU, else float32 "
                    "or what an MLA verifier needs")
     s.add_argument("--trust-remote-code", action="store_true", help="run code the verifier ships (the probe loads it)")
+    s.add_argument("--tensor-parallel-size", type=int, default=1, help="ranks vLLM will shard the verifier and the draft "
+                   "over (checked against their heads and the draft's vocabulary; the probe serves so)")
     s.add_argument("--chat-template-kwargs", type=typing.Optional[dict], help="the chat template switches the draft will be served "
                    "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones --data was rendered with")
     s.add_argument("--json", action="store_true", help="JSON report")
@@ -140,6 +142,12 @@ def cmd_verify(a)->int:
     v = verifier_of(a)
     rep = verify(a.checkpoint, v, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
                  chat_template_kwargs=a.chat_template_kwargs)
+    if a.tensor_parallel_size > 1:   # the shards vLLM will cut: the verifier's heads, the draft's lm_head rows
+        from eagle3_nb.engine import check_tensor_parallel
+        from eagle3_nb.verify import Finding
+        try: check_tensor_parallel(v, a.tensor_parallel_size, a.checkpoint)
+        except Eagle3Error as e:
+            rep.findings.append(Finding("vllm", "tensor_parallel_size", a.tensor_parallel_size, None, "error", str(e)))
     if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
     elif a.probe:
         import tempfile
@@ -153,6 +161,7 @@ def cmd_verify(a)->int:
             p = probe_acceptance(v, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
                                  tol=a.probe_tol, dtype=a.dtype or serving_dtype(v, dev), device=dev,
                                  engine=EngineConfig(trust_remote_code=a.trust_remote_code,
+                                                     tensor_parallel_size=a.tensor_parallel_size,
                                                      chat_template_kwargs=a.chat_template_kwargs or {}))
         rep.checks.append("acceptance")
         print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
