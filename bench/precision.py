@@ -17,7 +17,8 @@ import torch
 from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.engine import bf16_speedup, precision_reason, vllm_env
 from eagle3_nb.prompts import default_prompts
-from eagle3_nb.regeneration import RegenConfig, read_jsonl_resumable, regenerate
+from eagle3_nb.regeneration import RegenConfig, regenerate
+from eagle3_nb.producers import read_jsonl_resumable
 from eagle3_nb.shards import ExtractConfig, HiddenStates
 from eagle3_nb.extract import extract
 from eagle3_nb.pipeline import PRESETS

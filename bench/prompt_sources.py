@@ -13,7 +13,8 @@ from eagle3_nb.derive import derive_draft_config
 from eagle3_nb.evaluate import trained_draft
 from eagle3_nb.engine import auto_dtype, vllm_env
 from eagle3_nb.prompts import default_prompts, prompt_records, sampled_copies
-from eagle3_nb.regeneration import RegenConfig, read_jsonl_resumable, regenerate
+from eagle3_nb.regeneration import RegenConfig, regenerate
+from eagle3_nb.producers import read_jsonl_resumable
 from eagle3_nb.shards import ExtractConfig
 from eagle3_nb.extract import extract
 from eagle3_nb.pipeline import PRESETS

@@ -64,7 +64,7 @@ def draft_config(a):
     from eagle3_nb.derive import derive_draft_config
     name, vocab, kind = DIMS[a.dims]
     return derive_draft_config(scaled(load_config(fixture(f"verifiers/{name}")), a.scale), draft_vocab_size=vocab,
-                               attention=a.attention or kind).config
+                               draft_attention=a.attention or kind).config
 
 def peer(a, T:int, K:int)->dict:
     "speculators 0.9.0's training step on the same batch and draft config (`bench/scale_peer.py`, its own virtualenv)."

@@ -135,7 +135,7 @@ PRODUCERS = ("regenerate", "extract")   # the subcommands one of several produce
 def _launched(a:Namespace)->Namespace:
     "A producer (`regenerate`, `extract`) given no --shard takes its launcher's numbering (torchrun, a Slurm array), said once."
     if a.cmd in PRODUCERS and getattr(a, "shard", None) is None:
-        from eagle3_nb.regeneration import launcher_shard
+        from eagle3_nb.producers import launcher_shard
         if s := launcher_shard():
             a.shard = s; print(f"{a.cmd}: producer {s}, as the launcher numbers this process", file=sys.stderr)
     return a
@@ -145,11 +145,11 @@ def _writer(a, argv:list|None):
     "several producers (`regenerate`/`extract --shard I/N`, or its launcher's numbering: `_launched`) locks its own part."
     out, cmd = getattr(a, "out", None), " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv)))
     if out and a.cmd in PRODUCERS:
-        from eagle3_nb.regeneration import parse_shard, part_dir, part_path
+        from eagle3_nb.producers import parse_shard, part_dir, part_path
         i, n = parse_shard(getattr(a, "shard", None))
         return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
     if out and a.cmd == "online" and a.get("extract.shard"):   # an online producer of several: its own lock
-        from eagle3_nb.regeneration import parse_shard, part_path
+        from eagle3_nb.producers import parse_shard, part_path
         return writer_lock(part_path(Path(out)/"stream"/"producer", *parse_shard(a.get("extract.shard"))), cmd)
     if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
     return writer_lock(out, cmd)

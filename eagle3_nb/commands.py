@@ -8,11 +8,12 @@ import argparse, json, sys, typing
 from pathlib import Path
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error, read_json
 from .speed import CONCURRENCY
-from .options import add_fields, engine_config, given
+from .options import SettingsParser, add_fields, engine_config, given
+from .derive import DraftShape
 from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
 # %% auto #0
-__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'layer_ids', 'cmd_derive', 'flags_derive', 'draft_config_flags',
+__all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
            'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
@@ -33,17 +34,10 @@ def flags_inspect(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, problems}")
 
 # %% ../nbs/11b_commands.ipynb #7dcd916e
-def layer_ids(s:str|None, # `--aux-layer-ids`: comma-separated layer numbers, e.g. "2,15,27"
-             )->list[int]|None:
-    "The layer numbers of a comma-separated flag value (None where none was given); anything else is one error."
-    if not s: return None
-    try: return [int(x) for x in s.split(",")]
-    except ValueError: raise Eagle3Error(f"--aux-layer-ids {s!r}: give comma-separated layer numbers, e.g. 2,15,27") from None
-
 def cmd_derive(a)->int:
     "Print (and optionally write) the derived draft config and its expected tensor table."
     from eagle3_nb.derive import derived_spec
-    d = derivation(a, aux_layer_ids=layer_ids(a.aux_layer_ids))
+    d = derivation(a)
     s = derived_spec(d.config)
     if a.out:
         out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
@@ -54,54 +48,36 @@ def cmd_derive(a)->int:
 
 def flags_derive(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 derive`'s flags."
-    draft_config_flags(s, required=True)
-    s.add_argument("--aux-layer-ids", help="comma-separated, vLLM convention (input of layer k); default 2,L//2,L-3")
+    draft_config_flags(s, required=True, layers=True)
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
     s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
 
-# `draft_config_flags`': not settings
-DRAFT_CONFIG_FLAGS = ("verifier", "reference", "draft_overrides", "draft_attention", "draft_vocab_size", "fc_norm",
-                      "norm_output", "parallel_drafting", "draft_layers")
+# `draft_config_flags`': the draft's shape and where it comes from, not a stage's settings
+DRAFT_CONFIG_FLAGS = ("verifier", "reference", *DraftShape.__dataclass_fields__)
 
-def draft_config_flags(s:argparse.ArgumentParser, required:bool=False):
-    "The flags of the subcommands that derive a draft config: its verifier, a reference, overrides."
+def draft_config_flags(s:SettingsParser,     # the subcommand's parser
+                       required:bool=False,  # --verifier required (`derive`: there is no default to derive for)
+                       layers:bool=False,    # --aux-layer-ids too (`train` and `online` read them from their data)
+                      ):
+    "The flags of the subcommands that derive a draft config: its verifier, a reference, every `DraftShape` field."
     s.add_argument("--verifier", required=required, help="verifier directory, config.json or Hub repo id" +
                    ("" if required else " (default: the embedded SmolLM2)"))
     s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
-    s.add_argument("--draft-vocab-size", type=int, help="tokens the draft predicts (default: a reference's, else "
-                   "min(32000, the verifier's vocabulary))")
-    for name, what in (("fc-norm", "an RMSNorm of each aux state before fc"),
-                       ("norm-output", "the next draft step fed the normed state")):   # vLLM's config fields
-        s.add_argument(f"--{name}", action=argparse.BooleanOptionalAction, help=f"EAGLE-3.1: {what} (default: a "
-                       "reference's, else off)")
-    s.add_argument("--parallel-drafting", action=argparse.BooleanOptionalAction, help="P-EAGLE: the draft proposes all "
-                   "k tokens in one forward, as vLLM's --speculative-config parallel_drafting serves it (default: a "
-                   "reference's, else off)")
-    s.add_argument("--draft-layers", type=int, help="decoder layers of the draft (vLLM serves several; default: a "
-                   "reference's, else 1)")
-    s.add_argument("--draft-overrides", type=dict, default={}, metavar="JSON",   # as vLLM's --hf-overrides
-                   help='fields set in the derived draft config after the rules, e.g. \'{"norm_before_fc": true}\'')
-    from eagle3_nb.derive import ATTENTION_CHOICES, DRAFT_ATTENTION
-    s.add_argument("--draft-attention", default=DRAFT_ATTENTION, choices=ATTENTION_CHOICES,
-                   help="the draft's attention: llama, mla (an MLA verifier's own, served by vLLM as "
-                   "Eagle3DeepseekV2ForCausalLM), or auto: a reference's kind, else the verifier's")
+    add_fields(s, DraftShape, skip=() if layers else ("aux_layer_ids",))
 
 def verifier_of(a):
     "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."
     from eagle3_nb.embedded import embedded_verifier
-    from eagle3_nb.derive import Verifier
+    from eagle3_nb.verifier import Verifier
     return Verifier.of(a.verifier or embedded_verifier())   # read and checked once, for the whole command
 
 def derivation(a, **rules):
     "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
     from eagle3_nb.derive import derive_draft_config
-    from eagle3_nb.embedded import load_tokenizer
+    from eagle3_nb.verifier import load_tokenizer
     v = verifier_of(a)
     tok = load_tokenizer(v, a.get("trust_remote_code") or False) if a.parallel_drafting else None   # its mask token
-    return derive_draft_config(v, reference=a.reference, fc_norm=a.fc_norm, norm_output=a.norm_output,
-                               parallel_drafting=a.parallel_drafting, overrides=a.draft_overrides,
-                               attention=a.draft_attention, draft_vocab_size=a.draft_vocab_size,
-                               draft_layers=a.draft_layers, tokenizer=tok, **rules)
+    return derive_draft_config(v, reference=a.reference, shape=DraftShape.of(a, **rules), tokenizer=tok)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6
 def _cuda()->bool:
@@ -129,8 +105,8 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
                    "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a GPU, else float32 "
                    "or what an MLA verifier needs")
     s.add_argument("--trust-remote-code", action="store_true", help="run code the verifier ships (the probe loads it)")
-    s.add_argument("--tensor-parallel-size", type=int, default=1, help="ranks vLLM will shard the verifier and the draft "
-                   "over (checked against their heads and the draft's vocabulary; the probe serves so)")
+    s.add_argument("--tensor-parallel-size", type=int, help="ranks vLLM will shard the verifier and the draft over "
+                   "(checked against their heads and the draft's vocabulary; the probe serves so); default: one")
     s.add_argument("--chat-template-kwargs", type=typing.Optional[dict], help="the chat template switches the draft will be served "
                    "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones --data was rendered with")
     s.add_argument("--json", action="store_true", help="JSON report")
@@ -142,12 +118,12 @@ def cmd_verify(a)->int:
     v = verifier_of(a)
     rep = verify(a.checkpoint, v, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
                  chat_template_kwargs=a.chat_template_kwargs)
-    if a.tensor_parallel_size > 1:   # the shards vLLM will cut: the verifier's heads, the draft's lm_head rows
+    tp = a.tensor_parallel_size or 1
+    if tp > 1:   # the shards vLLM will cut: the verifier's heads, the draft's lm_head rows
         from eagle3_nb.engine import check_tensor_parallel
         from eagle3_nb.verify import Finding
-        try: check_tensor_parallel(v, a.tensor_parallel_size, a.checkpoint)
-        except Eagle3Error as e:
-            rep.findings.append(Finding("vllm", "tensor_parallel_size", a.tensor_parallel_size, None, "error", str(e)))
+        try: check_tensor_parallel(v, tp, a.checkpoint)
+        except Eagle3Error as e: rep.findings.append(Finding("vllm", "tensor_parallel_size", tp, None, "error", str(e)))
     if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
     elif a.probe:
         import tempfile
@@ -161,7 +137,7 @@ def cmd_verify(a)->int:
             p = probe_acceptance(v, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
                                  tol=a.probe_tol, dtype=a.dtype or serving_dtype(v, dev), device=dev,
                                  engine=EngineConfig(trust_remote_code=a.trust_remote_code,
-                                                     tensor_parallel_size=a.tensor_parallel_size,
+                                                     tensor_parallel_size=tp,
                                                      chat_template_kwargs=a.chat_template_kwargs or {}))
         rep.checks.append("acceptance")
         print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "

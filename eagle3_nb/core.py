@@ -10,11 +10,12 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPGRADE', 'CONFIG_GLOBAL', 'ANSWER_TOKENS',
-           'SPEC_TOKENS', 'K_SWEEP', 'HELDOUT_PROMPTS', 'SAME_TAU', 'CPU_AMX', 'VENDORS', 'Eagle3Error',
+           'SPEC_TOKENS', 'K_SWEEP', 'HELDOUT_PROMPTS', 'SAME_TAU', 'STAGES', 'CPU_AMX', 'VENDORS', 'Eagle3Error',
            'CheckpointError', 'configure_logging', 'logger', 'torch_dtype', 'read_json', 'atomic_write', 'write_json',
            'append_jsonl', 'tensor_files', 'read_tensors', 'check_weights', 'load_checkpoint', 'upgrade_checkpoint',
-           'writer_lock', 'writer_active', 'check_types', 'torch_threads', 'rel_diff', 'assert_rel_close', 'gpu_or_cpu',
-           'device_sync', 'cpu_amx_switch', 'cpu_model', 'cpu_kind', 'cpu_line', 'machine']
+           'writer_lock', 'writer_active', 'check_types', 'setting', 'setting_facts', 'torch_threads', 'rel_diff',
+           'assert_rel_close', 'gpu_or_cpu', 'device_sync', 'cpu_amx_switch', 'cpu_model', 'cpu_kind', 'cpu_line',
+           'machine']
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
@@ -298,6 +299,7 @@ def _fits(v, t)->bool:
     if origin in (typing.Union, types.UnionType): return any(_fits(v, a) for a in args)
     if t is type(None): return v is None
     if t is typing.Any: return True
+    if origin is typing.Literal: return v in args
     if t is bool: return isinstance(v, bool)
     if t is str: return isinstance(v, (str, os.PathLike))          # a path where a path string is asked
     if t in (int, float): return isinstance(v, (int, float) if t is float else int) and not isinstance(v, bool)
@@ -305,7 +307,9 @@ def _fits(v, t)->bool:
     if origin is dict or t is dict: return isinstance(v, dict)
     return isinstance(v, t) if isinstance(t, type) else True
 
-def _type_name(t)->str: return getattr(t, "__name__", None) or str(t).replace("typing.", "").replace("NoneType", "None")
+def _type_name(t)->str:
+    if typing.get_origin(t) is typing.Literal: return "one of " + ", ".join(map(str, typing.get_args(t)))
+    return getattr(t, "__name__", None) or str(t).replace("typing.", "").replace("NoneType", "None")
 
 def check_types(cls,             # a settings dataclass
                 values:dict,     # field name -> value (a nested dataclass field may be a dict)
@@ -319,6 +323,38 @@ def check_types(cls,             # a settings dataclass
         if dataclasses.is_dataclass(t) and isinstance(v, dict): check_types(t, v, f"{where}{f.name}."); continue
         if not (dataclasses.is_dataclass(t) and isinstance(v, t)) and not _fits(v, t):
             raise Eagle3Error(f"setting {where}{f.name}: {v!r} is a {type(v).__name__}, expected {_type_name(t)}")
+
+# %% ../nbs/00_core.ipynb #226b05e7
+STAGES = ("regenerate", "extract", "train", "evaluate")   # a run's stages in order: a setting shapes its own and the later
+
+def setting(default=dataclasses.MISSING,   # the value where none is given
+            *,
+            factory=dataclasses.MISSING,   # or: a function making it (a list, a dict, a section)
+            stage:str|None=None,           # the first stage whose output it shapes; None: its section's
+            derived:bool=False,            # None leaves it to the run (a reference's value, a rule's)
+            before=dataclasses.MISSING,    # what a run directory made before the setting existed did, if not `default`
+            ignored:bool=False,            # says where or how a run goes, not what it makes: a resume may change it
+            decided:bool=False,            # a section's field a run sets from its own settings: no flag of `eagle3 run`
+           ):
+    "A dataclass field carrying what a run's checks need to know of it (`setting_facts` reads it back)."
+    if stage is not None and stage not in STAGES: raise ValueError(f"stage {stage!r}: one of {STAGES}")
+    meta = {"stage": stage, "derived": derived, "ignored": ignored, "decided": decided}
+    if before is not dataclasses.MISSING: meta["before"] = before
+    return dataclasses.field(default=default, default_factory=factory, metadata=meta)
+
+def setting_facts(cls,               # a settings dataclass
+                  prefix:str="",     # "train." for a section
+                  stage:str|None=None, # the stage of the section's field
+                 )->dict:
+    "Each field of `cls` and of its sections, by dotted name: its `setting` facts (a plain field: none, its section's stage)."
+    hints, out = typing.get_type_hints(cls), {}
+    for f in dataclasses.fields(cls):
+        m = {"stage": None, "derived": False, "ignored": False, "decided": False, **f.metadata}
+        m["stage"] = m["stage"] or stage
+        out[prefix + f.name] = m
+        if dataclasses.is_dataclass(hints[f.name]):
+            out.update(setting_facts(hints[f.name], f"{prefix}{f.name}.", m["stage"]))
+    return out
 
 # %% ../nbs/00_core.ipynb #56c1da58
 @contextmanager

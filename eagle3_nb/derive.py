@@ -4,38 +4,23 @@
 
 # %% ../nbs/02_derive.ipynb #bdb00fde
 from __future__ import annotations
-import hashlib
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-from .core import DTYPE_NAMES, CheckpointError
-from .reference import (DraftSpec, TensorInfo, check_config, inspect_draft, load_config,
+from typing import Literal, get_args
+from .core import DTYPE_NAMES, CheckpointError, setting
+from .reference import (DraftSpec, TensorInfo, inspect_draft,
                                  ptd_token, rename_layer, spec_from_config)
-if TYPE_CHECKING: from transformers import LlamaConfig   # imported where a config is built: transformers takes seconds
+from .verifier import MLA_FIELDS, Verifier, is_mla, need
+# `LlamaConfig` in the annotations below is transformers' draft config, imported where a config is built: transformers
+# takes seconds, and jsonargparse, which builds the CLI's flags from `DraftShape`, runs a module's TYPE_CHECKING imports
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'MAX_DRAFT_LAYERS', 'PARALLEL_LAYERS', 'DRAFT_ATTENTION',
-           'ATTENTION_CHOICES', 'is_mla', 'resolve_head_dim', 'need', 'Verifier', 'default_aux_layer_ids',
-           'check_aux_layer_ids', 'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'draft_kind',
-           'draft_config', 'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes', 'derived_spec']
-
-# %% ../nbs/02_derive.ipynb #6f218183
-def _text_part(config:dict,                  # a verifier's config.json
-               source:str="verifier config",  # what and where it is, for messages
-              )->tuple[dict, tuple]:
-    "The language-model fields of a verifier config (a multimodal wrapper's `text_config`, else its own), checked, and a note."
-    tc = config.get("text_config")
-    if isinstance(tc, dict) and "hidden_size" in tc:
-        return check_config(tc, f"{source} (its text_config)"), (f"verifier is a wrapper ({config.get('model_type')}); "
-                                                                f"text fields read from text_config ({tc.get('model_type')})",)
-    return check_config(config, source), ()
+__all__ = ['CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'MAX_DRAFT_LAYERS', 'PARALLEL_LAYERS', 'DraftAttention',
+           'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'resolve_head_dim', 'default_aux_layer_ids', 'check_aux_layer_ids',
+           'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'DraftShape', 'draft_kind', 'draft_config',
+           'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes', 'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #11ec26c7
-MLA_FIELDS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
-
-def is_mla(tc:dict)->bool: return all(tc.get(k) is not None for k in MLA_FIELDS)
-
 def resolve_head_dim(tc:dict # a text-model config
                     )->tuple[int, str]:
     "The draft's head_dim for a verifier text config, and the rule that gave it."
@@ -56,43 +41,6 @@ def resolve_head_dim(tc:dict # a text-model config
                               "head_dim; set head_dim explicitly")
     return H // nh, (f"head_dim={H // nh}: implied hidden_size/num_attention_heads = {H}/{nh} "
                      "(no head_dim in the verifier config)")
-
-def need(tc:dict, k:str):
-    "A shape-determining field of a verifier config, or an error that names it."
-    if tc.get(k) is None:
-        raise CheckpointError(f"verifier config has no {k!r}; it determines the draft's shapes. Add it to the "
-                              "config (copy it from the model card) and retry")
-    return tc[k]
-
-# %% ../nbs/02_derive.ipynb #356958ae
-@dataclass(frozen=True)
-class Verifier:
-    "A verifier read and checked once: where it is, its config.json, its language model's fields; every stage takes it."
-    path: str                                        # directory, config.json or Hub repo id ("" for a config dict)
-    config: dict = field(compare=False, repr=False)  # the whole config.json
-    text: dict = field(compare=False, repr=False)    # the language model's fields (a wrapper's `text_config`)
-    notes: tuple = field(default=(), compare=False)  # where the text fields were found
-    @classmethod
-    def of(cls, verifier:Verifier|dict|str|Path)->Verifier:
-        "`verifier` itself where it is one, else read (a path or Hub id) or taken (a config dict) and checked now."
-        if isinstance(verifier, Verifier): return verifier
-        if isinstance(verifier, dict): return cls("", verifier, *_text_part(verifier))
-        config = load_config(verifier)
-        return cls(str(verifier), config, *_text_part(config, f"verifier config {verifier}"))
-    def __str__(self)->str: return self.path
-    def __fspath__(self)->str: return self.path   # `Path(v)`, `open(v)`: where a library takes a path
-    @cached_property
-    def config_hash(self)->str:
-        "sha256 of its config.json's bytes (a config dict's JSON): its identity in the manifests that resume checks compare."
-        if not self.path: return hashlib.sha256(json.dumps(self.config, sort_keys=True).encode()).hexdigest()[:16]
-        p = Path(self.path)
-        return hashlib.sha256((p/"config.json" if p.is_dir() else p).read_bytes()).hexdigest()[:16]
-    @property
-    def num_hidden_layers(self)->int: return need(self.text, "num_hidden_layers")
-    @property
-    def vocab_size(self)->int: return need(self.text, "vocab_size")
-    @property
-    def mla(self)->bool: return is_mla(self.text)
 
 # %% ../nbs/02_derive.ipynb #1ff3cd09
 def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
@@ -169,14 +117,45 @@ def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set
         if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
         ch[k] = rv
 
-# %% ../nbs/02_derive.ipynb #68a2b865
+# %% ../nbs/02_derive.ipynb #760ab5ef
 ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
 MAX_DRAFT_LAYERS = 8   # decoder layers a draft may have (P-EAGLE's and DFlash's drafts have 4-5)
 PARALLEL_LAYERS = 2    # a parallel draft's layers where none are asked: the best speedup at batch 1 of 1, 2 and 4 at the
                        # demo's data (1.26x, 1.32x, 1.30x; one layer's masked slots accept 7% at the second slot; Measurements)
-DRAFT_ATTENTION = "auto"   # the default everywhere: a reference's kind, else the verifier's own (MLA for an MLA verifier)
-ATTENTION_CHOICES = (DRAFT_ATTENTION, *sorted(ATTENTIONS))   # what a setting of the draft attention may say
+DraftAttention = Literal["auto", "llama", "mla"]   # auto: a reference's kind, else the verifier's own (MLA for MLA)
+DRAFT_ATTENTION = get_args(DraftAttention)[0]   # the default everywhere
+ATTENTION_CHOICES = get_args(DraftAttention)    # what a setting of the draft attention may say
+assert set(ATTENTION_CHOICES) == {DRAFT_ATTENTION, *ATTENTIONS}
 
+@dataclass
+class DraftShape:
+    "The draft's shape as asked: each field's one declaration (a run's setting, a CLI flag, `derive_draft_config`'s)."
+    draft_vocab_size: int|None = setting(None, stage="train", derived=True) # tokens the draft predicts; None: a
+                                    # reference's, else min(32000, the verifier's vocabulary)
+    aux_layer_ids: list[int]|None = setting(None, stage="extract", derived=True) # the verifier layers the draft reads,
+                                    # vLLM's convention (input of layer k); None: a reference's, else [2, L//2, L-3]
+    norm_before_residual: bool|None = setting(None, stage="train", derived=True) # the residual taken after the input
+                                    # norm; None: a reference's, else no
+    fc_norm: bool|None = setting(None, stage="train", derived=True, before=False) # EAGLE-3.1: an RMSNorm of each aux
+                                    # state before fc; None: a reference's, else no
+    norm_output: bool|None = setting(None, stage="train", derived=True, before=False) # EAGLE-3.1: the next draft step
+                                    # fed the normed state; None: a reference's, else no
+    parallel_drafting: bool|None = setting(None, stage="train", before=False) # P-EAGLE: all k tokens in one forward
+                                    # (vLLM's parallel_drafting), masked slots fed a reserved token and a learned
+                                    # mask_hidden; None: a reference's, else no
+    draft_layers: int|None = setting(None, stage="train", derived=True, before=1) # decoder layers (vLLM serves
+                                    # several); None: a reference's, else 1 (a parallel draft: 2)
+    draft_attention: DraftAttention = setting(DRAFT_ATTENTION, stage="train") # llama, mla (an MLA verifier's own,
+                                    # Eagle3DeepseekV2ForCausalLM), or auto: a reference's kind, else the verifier's
+    draft_overrides: dict = setting(factory=dict, stage="train") # any other field of the derived config, set after the
+                                    # rules (as vLLM's --hf-overrides), e.g. {"norm_before_fc": true}
+
+    @classmethod
+    def of(cls, obj, **over):
+        "The draft shape `obj` (a run's settings, a parsed command line) asks for, `over` over it."
+        return cls(**{f: over[f] if f in over else getattr(obj, f) for f in cls.__dataclass_fields__})
+
+# %% ../nbs/02_derive.ipynb #68a2b865
 def draft_kind(attention:str, tc:dict, ref:DraftSpec|None=None)->tuple[str, str|None]:
     "The draft attention `attention` stands for (auto: the reference's, else the verifier's kind), and a note on auto."
     if attention != "auto": return attention, None
@@ -227,27 +206,22 @@ def draft_config(fields:dict):
 
 def derive_draft_config(verifier:dict|str|Path,           # verifier config dict, directory, config.json or Hub id
                         reference:DraftSpec|str|Path|None=None, # reference draft whose choices win
-                        draft_vocab_size:int|None=None,     # default: the reference's, else min(32000, vocab)
-                        aux_layer_ids:list|None=None,       # default: the reference's, else [2, L//2, L-3]
-                        norm_before_residual:bool|None=None,# default: the reference's, else False
-                        fc_norm:bool|None=None,             # EAGLE-3.1: an RMSNorm of each aux state before fc; default:
-                                                            # the reference's, else False
-                        norm_output:bool|None=None,         # EAGLE-3.1: the next step fed the normed state; default: the
-                                                            # reference's, else False
-                        parallel_drafting:bool|None=None,   # P-EAGLE: all k tokens in one forward, masked slots fed
-                                                            # `ptd_token_id` and a learned `mask_hidden`; default: the
-                                                            # reference's, else False
+                        shape:DraftShape|None=None,         # the shape asked (default: every choice left to the rules)
                         dtype:str="bfloat16",               # dtype the draft is written in
-                        overrides:dict|None=None,           # fields set after the rules ({"fc_norm": True}), each noted
-                        draft_layers:int|None=None,         # decoder layers (vLLM serves several); default: the
-                                                            # reference's, else 1
                         tokenizer=None,                     # the verifier's: a parallel draft's mask token is one of
                                                             # its reserved tokens that chat data never holds
-                        attention:str=DRAFT_ATTENTION,      # llama, mla (an MLA verifier's own), or auto (`draft_kind`)
+                        **fields,                           # `DraftShape` fields over `shape` (fc_norm=True, ...)
                        ):
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
+    if bad := set(fields) - set(DraftShape.__dataclass_fields__):
+        raise TypeError(f"derive_draft_config: {sorted(bad)} not fields of DraftShape ({', '.join(DraftShape.__dataclass_fields__)})")
+    s = DraftShape(**{**vars(shape or DraftShape()), **fields})
+    attention, overrides, draft_vocab_size, aux_layer_ids = (s.draft_attention, s.draft_overrides, s.draft_vocab_size,
+                                                             s.aux_layer_ids)
+    norm_before_residual, fc_norm, norm_output = s.norm_before_residual, s.fc_norm, s.norm_output
+    parallel_drafting, draft_layers = s.parallel_drafting, s.draft_layers
     if attention not in ATTENTION_CHOICES:
-        raise CheckpointError(f"attention {attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
+        raise CheckpointError(f"draft_attention {attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
     v = Verifier.of(verifier)
     tc, notes = v.text, list(v.notes)
     ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)

@@ -6,11 +6,12 @@
 from __future__ import annotations
 import importlib.util, json, os, shutil, uuid
 from pathlib import Path
-from .core import Eagle3Error, read_json, torch_dtype
+from .core import Eagle3Error, torch_dtype
+from .verifier import load_tokenizer
 
 # %% auto #0
-__all__ = ['GGUF_NAME', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build', 'remote_code_files',
-           'load_tokenizer', 'load_verifier', 'chat_ids']
+__all__ = ['GGUF_NAME', 'smollm2_gguf', 'cache_dir', 'convert_gguf', 'embedded_verifier', 'cached_build', 'load_verifier',
+           'chat_ids']
 
 # %% ../nbs/03_embedded.ipynb #73d23c87
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -69,28 +70,6 @@ def cached_build(dst:Path,   # the finished directory
     return dst
 
 # %% ../nbs/03_embedded.ipynb #7adc50af
-def remote_code_files(path:str|Path)->list[str]:
-    "The code a checkpoint directory ships for transformers to run: its `*.py` files and the classes `auto_map` names."
-    d = Path(path)
-    if not d.is_dir(): return []
-    named = {v for f in ("config.json", "tokenizer_config.json") if (d/f).exists()
-             for v in _flat_values(read_json(d/f).get("auto_map") or {}) if v}
-    return sorted({p.name for p in d.glob("*.py")} | named)
-
-def _flat_values(m:dict)->list:
-    return [x for v in m.values() for x in (v if isinstance(v, (list, tuple)) else [v])]
-
-def load_tokenizer(path:str|Path,                # HF directory or Hub id
-                   trust_remote_code:bool=False, # run the tokenizer code the checkpoint ships (Kimi's tiktoken class)
-                  ):
-    "The verifier's tokenizer; one that needs its own code, without `trust_remote_code`, is an error naming the flag."
-    from transformers import AutoTokenizer
-    try: return AutoTokenizer.from_pretrained(str(path), trust_remote_code=trust_remote_code)
-    except ValueError as e:
-        if "trust_remote_code" not in str(e): raise
-        raise Eagle3Error(f"{path} ships code its tokenizer needs ({', '.join(remote_code_files(path)) or 'on the Hub'}); "
-                          "read it, and if you trust it pass --trust-remote-code (trust_remote_code=True)") from None
-
 def load_verifier(path:str|Path|None=None,      # HF directory or Hub id; default: the embedded SmolLM2
                   dtype:str="float32",          # float32 on CPU; bfloat16 on GPU
                   device:str="cpu",             # "cpu", "cuda", or "auto": shard a big verifier over all GPUs (device_map)

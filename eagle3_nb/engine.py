@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from .core import SPEC_TOKENS, Eagle3Error, cpu_amx_switch, logger, torch_threads
 from .reference import load_config, ptd_token
-from .derive import Verifier
+from .verifier import Verifier
 _log = logger("engine")
 
 # %% auto #0

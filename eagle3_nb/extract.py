@@ -9,9 +9,9 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .core import torch_dtype
-from .derive import resolve_aux_layer_ids, Verifier
-from .embedded import load_tokenizer
-from .regeneration import parse_shard, part_dir, producer_share
+from .derive import resolve_aux_layer_ids
+from .verifier import load_tokenizer, Verifier
+from .producers import parse_shard, part_dir, producer_share
 from .shards import (ExtractConfig, done_ids, read_conversations, write_manifest, save_head, shard_chunks, summarize,
                               token_bytes, write_shard)
 

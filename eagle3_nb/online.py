@@ -12,10 +12,11 @@ import torch
 from filelock import FileLock
 from safetensors.torch import load_file, save_file
 from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
-from .derive import resolve_aux_layer_ids, Verifier
+from .derive import resolve_aux_layer_ids
+from .verifier import Verifier
 from .engine import EngineConfig
-from .regeneration import parse_shard, part_dir, producer_share, read_jsonl_resumable
-from .embedded import load_tokenizer
+from .producers import parse_shard, part_dir, producer_share, read_jsonl_resumable
+from .verifier import load_tokenizer
 from .shards import ExtractConfig, read_conversations, read_sample, shard_chunks, token_bytes
 from .extract import extract
 from .train import TrainConfig, train

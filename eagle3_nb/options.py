@@ -13,10 +13,13 @@ __all__ = ['field_docs', 'SettingsParser', 'add_fields', 'comma_lists', 'given',
 
 # %% ../nbs/11a_options.ipynb #a4d9f674
 def field_docs(cls)->dict:
-    "Each field's comment in `cls`'s source, with the comment-only lines under it (a comment that runs on) joined."
+    """Each field's comment in the source of `cls` and of the dataclasses it extends, with the comment-only lines under it
+    (a comment that runs on) joined. (fastcore's `docments` reads a function's parameters; a dataclass's `__init__` is
+    generated, with no source to read.)"""
     import inspect
     docs, last = {}, None
-    for line in inspect.getsource(cls).splitlines():
+    bases = [c for c in reversed(cls.__mro__) if dataclasses.is_dataclass(c)]
+    for line in "\n".join(inspect.getsource(c) for c in bases).splitlines():
         if m := re.match(r"\s+(\w+)\s*:[^#]*#\s?(.*)", line): last = m[1]; docs[last] = m[2].strip()
         elif last and (m := re.match(r"\s+#\s?(.*)", line)): docs[last] += " " + m[1].strip()
         else: last = None
@@ -45,6 +48,7 @@ class SettingsParser(ArgumentParser):
         "argparse's usage and one line: a type error names the flag, the value given and the types it takes."
         if m := re.search(r'Parser key "([^"]+)":.*?(?:Given value|Got value): ([^\n]*)', message, re.S):
             want = re.findall(r"Expected a <class '(\w+)'>", message) or re.findall(r"<class '(\w+)'>", message)
+            if lit := re.search(r"Literal\[([^\]]*)\]", message): want = ["one of " + lit[1].replace("'", "")]
             key = m[1].rsplit(".", 1)
             flag = "--" + ".".join([*key[:-1], key[-1].replace("_", "-")])
             message = f"{flag} {m[2]!r}: expected {' or '.join(dict.fromkeys(w.replace('NoneType', 'null') for w in want))}"

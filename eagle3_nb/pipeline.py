@@ -5,87 +5,88 @@
 # %% ../nbs/10_pipeline.ipynb #2ec5271d
 from __future__ import annotations
 import dataclasses, os, sys, time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from .core import (CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json, write_json,
-                            writer_active, writer_lock)
+from typing import Literal
+from .core import (STAGES, CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json,
+                            setting, setting_facts, write_json, writer_active, writer_lock)
 from .reference import inspect_draft, ptd_token, save_spec
-from .derive import (ATTENTION_CHOICES, ATTENTIONS, DRAFT_ATTENTION, EAGLE31_FIELDS, Verifier, derive_draft_config,
-                              derived_spec)
+from .derive import DraftShape, EAGLE31_FIELDS, derive_draft_config, derived_spec
+from .verifier import Verifier
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, K_SWEEP, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, check_tensor_parallel, context_length, precision_reason
 from .speed import CONCURRENCY, level_counts
 from .prompts import prompt_records, sampled_copies
-from .regeneration import (RegenConfig, parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable,
-                                    regenerate)
+from .regeneration import RegenConfig, regenerate
+from .producers import parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable
 from .shards import ExtractConfig, done_ids
 from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
 from .verify import verify
-from .embedded import load_tokenizer
+from .verifier import load_tokenizer
 from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_support
 _log = logger("pipeline")
 
 # %% auto #0
-__all__ = ['SECTIONS', 'DECIDED', 'PRESETS', 'STAGE_OF', 'DONE', 'BEFORE', 'IGNORED', 'DERIVED', 'RunConfig', 'capture_of',
-           'resolved', 'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'settings_of', 'check_run_dir',
+__all__ = ['Capture', 'SECTIONS', 'DECIDED', 'PRESETS', 'FACTS', 'DONE', 'RETIRED', 'RunConfig', 'capture_of', 'resolved',
+           'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'fact', 'settings_of', 'check_run_dir',
            'write_summary', 'every_slot_trained', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts',
            'k_reason']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
+Capture = Literal["auto", "decode", "connector", "extract"]   # how a run stores its training states
+
 @dataclass
-class RunConfig:
-    "Every setting of one pipeline run; `run_dir/run_config.json` records it."
-    verifier: str|None = None       # verifier directory or Hub id; None: the embedded SmolLM2-135M-Instruct
-    reference: str|None = None      # reference draft (directory, config.json or Hub id) whose shape choices win
-    prompt_source: str = "default"  # 'default', 'self' (the verifier writes them), a file or dataset; 'default+self': half each
-    prompts: int = 600              # training prompts taken from prompt_source (0: all)
-    samples_per_prompt: int = 1     # sampled answers per prompt besides the greedy one (more data: the main lever)
-    sample_temperature: float = 0.7 # temperature of the sampled answers
-    eval_source: str = "default"    # held-out prompts: 'default' (the shipped held-out split), 'handwritten', 'mt-bench',
-                                    # 'humaneval', a file or dataset
-    eval_prompts: int = HELDOUT_PROMPTS # held-out prompts in the evaluation
-    max_new_tokens: int|None = None # answer length when regenerating; None: whole answers (to the end of the turn or context)
-    eval_max_tokens: int|None = None # answer length in the evaluation; None: max_new_tokens, else ANSWER_TOKENS
-    k: int = SPEC_TOKENS            # speculative tokens in the evaluation (vLLM's num_speculative_tokens)
-    concurrency: list[int] = field(default_factory=lambda: list(CONCURRENCY)) # requests in flight at each speed level
-                                    # of the evaluation, with and without the draft; the lowest is the headline
-    concurrency_prompts: list[int]|None = None # prompts each level serves; None: one wave of its concurrency (>= 8),
-                                    # all of them at the highest
-    device: str = "auto"            # cpu, cuda, or auto (cuda where a GPU is visible)
-    data_dtype: str = "auto"        # verifier dtype for training data; auto: bfloat16 where fast here, else float32
-    eval_dtype: str = "auto"        # dtype vLLM serves in the evaluation; auto: float32 on CPU, bfloat16 on GPU
-    draft_vocab_size: int|None = None # None: the reference's, else min(32000, vocab)
-    aux_layer_ids: list|None = None   # vLLM convention (input of layer k); None: the reference's, else [2, L//2, L-3]
-    shard: str|None = None          # "I/N": producer I of N of the data, one run a node; producer 0 then trains on all
-    capture: str = "auto"           # training states: decode (as vLLM answers), connector, extract (2nd pass); auto: decode if it can
-    preflight_steps: int = 4        # train this many steps, export and verify before the long run (0: skip)
-    fc_norm: bool|None = None       # EAGLE-3.1: an RMSNorm of each aux state before fc; None: the reference's, else no
-    norm_output: bool|None = None   # EAGLE-3.1: the next draft step fed the normed state; None: the reference's, else no
-    parallel_drafting: bool|None = None # P-EAGLE: the draft proposes all k tokens in one forward (vLLM's parallel_drafting);
-                                        # None: the reference's, else no
-    draft_layers: int|None = None   # decoder layers of the draft (vLLM serves several); None: the reference's, else 1
-    draft_overrides: dict = field(default_factory=dict) # any other field forced into the derived config (failure modes)
-    draft_attention: str = DRAFT_ATTENTION  # llama, mla (an MLA verifier's own: Eagle3DeepseekV2ForCausalLM), auto: the
-                                    # reference's kind, else the verifier's
-    engine: EngineConfig = field(default_factory=EngineConfig)
-    regenerate: RegenConfig = field(default_factory=lambda: RegenConfig(backend="vllm"))
-    extract: ExtractConfig = field(default_factory=ExtractConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
+class RunConfig(DraftShape):
+    """Every setting of one pipeline run; `run_dir/run_config.json` records it. The draft's shape (`DraftShape`'s fields)
+    first; each field says the first stage whose output it shapes (`setting`), which a resumed run checks."""
+    verifier: str|None = setting(None, stage="regenerate") # verifier directory or Hub id; None: the embedded
+                                    # SmolLM2-135M-Instruct
+    reference: str|None = setting(None, stage="extract") # reference draft (directory, config.json or Hub id) whose shape
+                                    # choices win
+    prompt_source: str = setting("default", stage="regenerate") # 'default', 'self' (the verifier writes them), a file or
+                                    # dataset; 'default+self': half each
+    prompts: int = setting(600, stage="regenerate") # training prompts taken from prompt_source (0: all)
+    samples_per_prompt: int = setting(1, stage="regenerate") # sampled answers per prompt besides the greedy one (more
+                                    # data: the main lever)
+    sample_temperature: float = setting(0.7, stage="regenerate") # temperature of the sampled answers
+    eval_source: str = setting("default", stage="evaluate") # held-out prompts: 'default' (the shipped held-out split),
+                                    # 'handwritten', 'mt-bench', 'humaneval', a file or dataset
+    eval_prompts: int = setting(HELDOUT_PROMPTS, stage="evaluate") # held-out prompts in the evaluation
+    max_new_tokens: int|None = setting(None, stage="regenerate") # answer length when regenerating; None: whole answers
+                                    # (to the end of the turn or context)
+    eval_max_tokens: int|None = setting(None, stage="evaluate", derived=True) # answer length in the evaluation; None:
+                                    # max_new_tokens, else ANSWER_TOKENS
+    k: int = setting(SPEC_TOKENS, stage="evaluate") # speculative tokens in the evaluation (vLLM's
+                                    # num_speculative_tokens)
+    concurrency: list[int] = setting(factory=lambda: list(CONCURRENCY), stage="evaluate") # requests in flight at each
+                                    # speed level of the evaluation, with and without the draft; the lowest is the headline
+    concurrency_prompts: list[int]|None = setting(None, stage="evaluate") # prompts each level serves; None: one wave of
+                                    # its concurrency (>= 8), all of them at the highest
+    device: Literal["auto", "cpu", "cuda"] = setting("auto", ignored=True) # cpu, cuda, or auto (cuda where a GPU is
+                                    # visible)
+    data_dtype: str = setting("auto", stage="regenerate") # verifier dtype for training data; auto: bfloat16 where fast
+                                    # here, else float32
+    eval_dtype: str = setting("auto", stage="evaluate") # dtype vLLM serves in the evaluation; auto: float32 on CPU,
+                                    # bfloat16 on GPU
+    shard: str|None = setting(None, stage="regenerate") # "I/N": producer I of N of the data, one run a node; producer 0
+                                    # then trains on all
+    capture: Capture = setting("auto", stage="regenerate", before="extract") # training states: decode (as vLLM
+                                    # answers), connector, extract (a second pass); auto: decode if it can
+    preflight_steps: int = setting(4, stage="train") # train this many steps, export and verify before the long run (0:
+                                    # skip)
+    engine: EngineConfig = setting(factory=EngineConfig, stage="evaluate") # vLLM's start-up options (flat flags)
+    regenerate: RegenConfig = setting(factory=lambda: RegenConfig(backend="vllm"), stage="regenerate")
+    extract: ExtractConfig = setting(factory=ExtractConfig, stage="extract")
+    train: TrainConfig = setting(factory=TrainConfig, stage="train")
     def __post_init__(self):
         check_types(type(self), {f.name: getattr(self, f.name) for f in dataclasses.fields(self)})   # a YAML value of another type
         for f in ("engine", "regenerate", "extract", "train"):   # nested sections from YAML/JSON arrive as dicts
             v = getattr(self, f)
             if isinstance(v, dict): setattr(self, f, SECTIONS[f](**v))
-        if self.device not in ("auto", "cpu", "cuda"):
-            raise Eagle3Error(f"device {self.device!r}: choose auto, cpu or cuda")
         if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
         level_counts(self.concurrency, self.eval_prompts, self.concurrency_prompts)   # one line for a bad level
-        if self.draft_attention not in ATTENTION_CHOICES:
-            raise Eagle3Error(f"draft_attention {self.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
-        if self.capture not in ("auto", "decode", "connector", "extract"):
-            raise Eagle3Error(f"capture {self.capture!r}: choose auto, decode, connector or extract")
         for s in ("regenerate", "extract"):   # `resolved` sets both from the run's own `shard`
             if getattr(self, s).shard not in (None, self.shard if s == "regenerate" else None):
                 raise Eagle3Error(f"{s}.shard: `eagle3 run` splits its data with its own shard, one run a producer "
@@ -101,8 +102,7 @@ SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": Extrac
 # %% ../nbs/10_pipeline.ipynb #98c35b3b
 # the sections' fields `resolved` sets from the run's own settings (device, dtypes, engine, answer length, aux layers):
 # not settings of a run, so not flags of `eagle3 run` (the test below checks that each is decided here)
-DECIDED = ("regenerate.engine", "regenerate.device", "regenerate.dtype", "regenerate.max_new_tokens", "regenerate.shard",
-           "extract.device", "extract.engine", "extract.compute_dtype", "extract.layer_ids", "extract.shard", "train.device")
+DECIDED = tuple(k for k, m in setting_facts(RunConfig).items() if m["decided"])
 
 def capture_of(capture:str,          # the setting: auto, decode, connector or extract
                backend:str,          # the regeneration's backend (vllm or transformers)
@@ -204,33 +204,21 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
     return probs
 
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
-STAGE_OF = {"verifier": "regenerate", "reference": "extract", "draft_vocab_size": "train", "aux_layer_ids": "extract",
-            "draft_overrides": "train", "draft_attention": "train", "fc_norm": "train", "norm_output": "train",
-            "draft_layers": "train",
-            "parallel_drafting": "train",
-            "prompt_source": "regenerate", "capture": "regenerate", "shard": "regenerate",
-            "prompts": "regenerate",
-            "samples_per_prompt": "regenerate", "sample_temperature": "regenerate", "max_new_tokens": "regenerate",
-            "eval_max_tokens": "evaluate",
-            "data_dtype": "regenerate", "regenerate": "regenerate", "extract": "extract", "train": "train",
-            "preflight_steps": "train", "eval_source": "evaluate", "eval_prompts": "evaluate", "k": "evaluate",
-            "concurrency": "evaluate", "concurrency_prompts": "evaluate",
-            "eval_dtype": "evaluate", "engine": "evaluate"}
+FACTS = setting_facts(RunConfig)   # each setting's stage, ... (`setting`), by dotted name: what a resume checks
 DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
-        "evaluate": "eval/metrics.json"}
-BEFORE = {"capture": "extract",   # what a run_config.json written before a setting existed did, where not its default
-          "fc_norm": False, "norm_output": False, "parallel_drafting": False, "draft_layers": 1}
-IGNORED = {"device", "regenerate.device", "extract.device", "train.device", "train.ckpt_every",   # where it runs, not what
-           "train.log_to", "train.loss_kernel",   # where it logs; which kernel computes the same loss
-           "regenerate.shard",   # the run's `shard` again (producer 0 records and checks it)
-           "train.draft_vocab_size"}   # a copy of draft_vocab_size that earlier versions recorded (and did not always use)
+        "evaluate": "eval/metrics.json"}   # each stage's finished output
+RETIRED = {"train.draft_vocab_size"}   # recorded by earlier versions, no setting now (a copy of draft_vocab_size)
+
+def fact(k:str,    # a dotted setting name, as run_config.json holds it
+         what:str, # stage, derived, ignored, decided or before
+        ):
+    "A setting's fact; a name this version does not know shaped its section's stage on (unknown section: every stage)."
+    section = FACTS.get(k.split(".")[0], {"stage": "regenerate"})
+    return FACTS.get(k, {**section, "derived": False, "ignored": k in RETIRED}).get(what)
 
 def _flat(d:dict, pre:str="")->dict:
     return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
                                                        else {f"{pre}{k}": v}).items()}
-
-DERIVED = {"draft_vocab_size", "aux_layer_ids", "extract.layer_ids", "eval_max_tokens", "draft_layers",   # None: decided
-           *EAGLE31_FIELDS}
 
 def _moved(old:dict)->dict:
     "A run_config.json of a version that set EAGLE-3.1's switches as `draft_overrides`, as the settings that hold them now."
@@ -249,14 +237,13 @@ def check_run_dir(run_dir:Path,             # the run directory
     "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
     new, path = _flat(settings_of(cfg)), run_dir/"run_config.json"
     if not path.exists(): return write_json(path, settings_of(cfg))
-    left = {k for k, v in _flat(settings_of(asked or cfg)).items() if v is None} & DERIVED
-    old, default = _flat(_moved(read_json(path))), _flat(dataclasses.asdict(RunConfig())) | BEFORE
-    order = list(DONE)
+    left = {k for k, v in _flat(settings_of(asked or cfg)).items() if v is None and fact(k, "derived")}
+    before = {k: m["before"] for k, m in FACTS.items() if "before" in m}   # what a setting added since meant
+    old, default = _flat(_moved(read_json(path))), _flat(dataclasses.asdict(RunConfig())) | before
     for k in sorted(set(old) | set(new)):
         was = old.get(k, default.get(k))   # a setting added since: what it meant
-        if k in IGNORED or was == new.get(k) or (was is None and k in left): continue   # None then: decided as now
-        first = STAGE_OF.get(k.split(".")[0], "regenerate")   # a setting unknown to this version: assume it shaped everything
-        done = [s for s in order[order.index(first):] if (run_dir/DONE[s]).exists()]
+        if fact(k, "ignored") or was == new.get(k) or (was is None and k in left): continue   # None: decided as now
+        done = [s for s in STAGES[STAGES.index(fact(k, "stage")):] if (run_dir/DONE[s]).exists()]
         if done:
             raise CheckpointError(f"{run_dir} was made with {k}={was!r}, this run asks for {new.get(k)!r}, and its "
                                   f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={was!r}, "
@@ -319,13 +306,9 @@ class _Stage:
 def _derive(cfg:RunConfig, run:Path, files:bool=True):
     "The draft config (overrides applied) and, with `files`, its files; stops on any verifier pre-flight problem."
     V = cfg.verifier.vocab_size
-    d = derive_draft_config(cfg.verifier, reference=cfg.reference, aux_layer_ids=cfg.aux_layer_ids,
-                            draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V),
-                            fc_norm=cfg.fc_norm, norm_output=cfg.norm_output, overrides=cfg.draft_overrides,
-                            attention=cfg.draft_attention, parallel_drafting=cfg.parallel_drafting,
-                            draft_layers=cfg.draft_layers,   # a parallel draft's mask token: a reserved one
-                            tokenizer=load_tokenizer(cfg.verifier, cfg.engine.trust_remote_code) if cfg.parallel_drafting
-                            else None)
+    shape = DraftShape.of(cfg, draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V))
+    tok = load_tokenizer(cfg.verifier, cfg.engine.trust_remote_code) if cfg.parallel_drafting else None   # its mask token
+    d = derive_draft_config(cfg.verifier, reference=cfg.reference, shape=shape, tokenizer=tok)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     check_tensor_parallel(cfg.verifier, cfg.engine.tensor_parallel_size, d.config.to_dict())   # the draft's vocabulary
@@ -348,7 +331,7 @@ def with_derived(cfg:RunConfig, config)->RunConfig:
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
     return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids),
                    fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=ptd_token(config) is not None,
-                   draft_layers=config.num_hidden_layers)
+                   draft_layers=config.num_hidden_layers, norm_before_residual=config.norm_before_residual)
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."

@@ -5,31 +5,31 @@
 # %% ../nbs/05_regeneration.ipynb #4bbec49c
 from __future__ import annotations
 import itertools, json, os, warnings, zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 import torch
 from tqdm.auto import tqdm
-from .core import Eagle3Error
+from .core import Eagle3Error, setting
+from .producers import answer_parts, parse_shard, part_path, producer_share, read_jsonl_resumable
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 
 # %% auto #0
-__all__ = ['RegenConfig', 'read_jsonl_resumable', 'parse_shard', 'launcher_shard', 'producer_share', 'part_path', 'part_dir',
-           'answer_parts', 'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
+__all__ = ['RegenConfig', 'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
            'record_seed', 'sampling_params', 'vllm_answer']
 
 # %% ../nbs/05_regeneration.ipynb #0160d568
 @dataclass
 class RegenConfig:
     "How the verifier answers the prompts."
-    max_new_tokens: int|None = None # None: until the verifier ends its turn or fills its context (a thinking answer:
+    max_new_tokens: int|None = setting(None, decided=True) # None: until the verifier ends its turn or fills its context (a thinking answer:
                                   # thousands of tokens); a number cuts the answers there (the demo: 192)
     temperature: float = 0.0      # 0: greedy (what speculative decoding will mostly serve)
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
-    device: str = "cpu"           # cpu, cuda, or auto (transformers backend: device_map over all GPUs)
-    dtype: str = "float32"        # float32 is what vLLM CPU serves; bfloat16 where `fast_bf16` measures it faster
-    engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
-    shard: str|None = None        # "I/N": this producer's share of the prompts (seeded, disjoint), into OUT's part I of N;
+    device: str = setting("cpu", decided=True, ignored=True) # cpu, cuda, or auto (transformers backend: device_map over all GPUs)
+    dtype: str = setting("float32", decided=True) # float32 is what vLLM CPU serves; bfloat16 where `fast_bf16` measures it faster
+    engine: EngineConfig = setting(factory=EngineConfig, decided=True) # vLLM backend: tensor parallelism, context length
+    shard: str|None = setting(None, decided=True, ignored=True) # "I/N": this producer's share of the prompts (seeded, disjoint), into OUT's part I of N;
                                   # `eagle3 regenerate` without it: torchrun's RANK/WORLD_SIZE or a Slurm array's, else all
     def __post_init__(self):
         parse_shard(self.shard)   # a bad value is refused before a verifier loads
@@ -38,54 +38,8 @@ class RegenConfig:
         if (self.max_new_tokens is not None and self.max_new_tokens < 1) or self.batch_size < 1:
             raise Eagle3Error("max_new_tokens (None: to the context's end) and batch_size must be >= 1")
 
-def read_jsonl_resumable(path:Path,
-                         repair:bool=True, # drop a cut line from the file (its writer's resume); False: a reader beside it
-                        )->list[dict]:
-    "Records of a JSONL file that a killed writer may have cut mid-line; the cut line is dropped from the file."
-    if not path.exists(): return []
-    lines, good = path.read_text().splitlines(keepends=True), []
-    for l in lines:
-        try: good.append(json.loads(l)) if l.endswith("\n") else None
-        except json.JSONDecodeError: break
-    if repair and len(good) != len(lines): path.write_text("".join(lines[:len(good)]))
-    return good
 
 # %% ../nbs/05_regeneration.ipynb #1c340742
-def parse_shard(s:str|None)->tuple[int, int]:
-    "(I, N) of a producer's `I/N` (None: the one producer, (0, 1)); anything else is an error saying how to write it."
-    if s is None: return 0, 1
-    try: i, n = (int(x) for x in str(s).split("/"))
-    except ValueError: i = n = -1
-    if not 0 <= i < n:
-        raise Eagle3Error(f"shard {s!r}: write I/N, producer I of N with 0 <= I < N (e.g. 0/2 and 1/2 for two producers)")
-    return i, n
-
-def launcher_shard(env:dict|None=None)->str|None:
-    "This producer's `I/N` as its launcher numbers it: torchrun's RANK/WORLD_SIZE, a Slurm array's task id; else None."
-    env = os.environ if env is None else env
-    if "RANK" in env and "WORLD_SIZE" in env: return f"{env['RANK']}/{env['WORLD_SIZE']}"
-    if "SLURM_ARRAY_TASK_ID" in env and "SLURM_ARRAY_TASK_COUNT" in env:
-        return f"{int(env['SLURM_ARRAY_TASK_ID']) - int(env.get('SLURM_ARRAY_TASK_MIN', 0))}/{env['SLURM_ARRAY_TASK_COUNT']}"
-    return None
-
-def producer_share(records:list, i:int, n:int, seed:int)->list:
-    "Producer i of n's records: a seeded permutation dealt round-robin (disjoint; their union is all), in `records`' order."
-    if n == 1: return records
-    perm = torch.randperm(len(records), generator=torch.Generator().manual_seed(seed)).tolist()
-    return [records[j] for j in sorted(perm[i::n])]
-
-def part_path(out:Path, i:int, n:int)->Path:
-    "Producer i of n's own file beside `out`: answers.jsonl -> answers.part-0-of-2.jsonl; one producer writes `out`."
-    return out if n == 1 else out.with_name(f"{out.stem}.part-{i}-of-{n}{out.suffix}")
-
-def part_dir(out:Path, i:int, n:int)->Path:
-    "Producer i of n's own directory in the directory `out`: hs/part-0-of-2; one producer writes `out`."
-    return out if n == 1 else out/f"part-{i}-of-{n}"
-
-def answer_parts(out:Path)->list[Path]:
-    "Every producer's part beside `out` (`part_path`'s names), of any split."
-    return sorted(out.parent.glob(f"{out.stem}.part-*-of-*{out.suffix}"))
-
 def read_answers(out:str|Path)->list[dict]:
     "The records of `out` and of every producer's part beside it (parts read as they are: their writers may run)."
     out = Path(out)
@@ -143,7 +97,7 @@ def within_context(records:list,           # prompt records `{id, messages}`
                    engine:EngineConfig=EngineConfig(), # trust_remote_code and the template switches
                   )->list:
     "The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others named in a warning."
-    from eagle3_nb.embedded import load_tokenizer
+    from eagle3_nb.verifier import load_tokenizer
     tok = load_tokenizer(verifier, engine.trust_remote_code)
     size = lambda r: len(tok.apply_chat_template(first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, **engine.chat_template_kwargs)["input_ids"])

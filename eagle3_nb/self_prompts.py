@@ -10,8 +10,8 @@ from pathlib import Path
 from tqdm.auto import tqdm
 from .core import Eagle3Error, logger, write_json
 from .engine import EngineConfig, VLLMBar, vllm_engine
-from .regeneration import read_jsonl_resumable
-from .embedded import load_tokenizer
+from .producers import read_jsonl_resumable
+from .verifier import load_tokenizer
 _log = logger("self_prompts")
 
 # %% auto #0

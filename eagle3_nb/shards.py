@@ -4,15 +4,17 @@
 
 # %% ../nbs/05a_shards.ipynb #39497d43
 from __future__ import annotations
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
-from .core import CheckpointError, Eagle3Error, atomic_write, read_json, torch_dtype, write_json
-from .derive import CONVENTION, Verifier
+from .core import CheckpointError, Eagle3Error, atomic_write, read_json, setting, torch_dtype, write_json
+from .derive import CONVENTION
+from .verifier import Verifier
 from .engine import EngineConfig
-from .regeneration import answer_parts, parse_shard, read_answers
+from .regeneration import read_answers
+from .producers import answer_parts, parse_shard
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
@@ -66,17 +68,17 @@ def generated_sample(prompt_ids:list,  # the prompt's tokens as the engine rende
 @dataclass
 class ExtractConfig:
     "How hidden states are captured and stored."
-    layer_ids: list|None = None  # vLLM convention (input of layer k); default [2, L//2, L-3]
+    layer_ids: list|None = setting(None, derived=True, decided=True) # vLLM convention (input of layer k); default [2, L//2, L-3]
     max_len: int|None = None     # tokens per sample; None: the verifier's context (`context_length`), thinking answers whole
     overlong: str = "truncate"   # or "drop": what happens to samples longer than max_len (both are counted)
     dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training targets
-    compute_dtype: str = "float32" # dtype the verifier runs in: float32 on CPU (what vLLM CPU serves), bfloat16 on GPU
+    compute_dtype: str = setting("float32", decided=True) # dtype the verifier runs in: float32 on CPU (what vLLM CPU serves), bfloat16 on GPU
     shard_size: int = 64         # records per shard, and at most SHARD_BYTES of states (a kill loses at most one shard)
     batch_size: int = 8          # samples per forward pass
-    device: str = "cpu"          # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
+    device: str = setting("cpu", decided=True, ignored=True) # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
     backend: str = "transformers" # or "vllm": the serving engine computes the states (tensor parallelism comes from it)
-    engine: EngineConfig = field(default_factory=EngineConfig) # vLLM backend: tensor parallelism, context length
-    shard: str|None = None       # "I/N": this producer's share of the conversations (seeded, disjoint), into
+    engine: EngineConfig = setting(factory=EngineConfig, decided=True) # vLLM backend: tensor parallelism, context length
+    shard: str|None = setting(None, decided=True) # "I/N": this producer's share of the conversations (seeded, disjoint), into
                                  # OUT/part-I-of-N/; `HiddenStates(OUT)` reads every producer's part as one
     def __post_init__(self):
         parse_shard(self.shard)

@@ -11,7 +11,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import SPEC_TOKENS, Eagle3Error, append_jsonl, atomic_write, load_checkpoint, read_json, write_json
+from .core import (SPEC_TOKENS, Eagle3Error, append_jsonl, atomic_write, load_checkpoint, read_json, setting,
+                            write_json)
 from .derive import aux_ids_mismatch
 from .reference import ptd_token
 from .engine import fast_bf16
@@ -39,7 +40,7 @@ class TrainConfig:
     tokens_per_step: int = 0     # >0: samples packed back to back, this many tokens per optimizer step over all ranks
     ttt_steps: int = 3           # K unrolled training-time-test steps
     activation_checkpointing: bool = False # the draft layer recomputed in backward (the longest samples: less memory)
-    loss_kernel: str = "auto"   # chunked (torch's ops) or liger (liger-kernel's fused Triton kernel); auto: on CUDA with
+    loss_kernel: str = setting("auto", ignored=True) # chunked (torch's ops) or liger (liger-kernel's fused Triton kernel); auto: on CUDA with
                                 # liger-kernel installed the faster of the two, timed at the first step; else (and under FSDP) chunked
     ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
     step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
@@ -47,17 +48,17 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     group_by_length: bool = True # batch samples of similar length (a quarter less padding on the demo data)
     shuffle: str = "global"      # or "shard": batches stay inside one shard, shards in order (what online training reads)
-    ckpt_every: int = 100        # optimizer steps between checkpoints (and at the end)
+    ckpt_every: int = setting(100, ignored=True) # optimizer steps between checkpoints (and at the end)
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
     seed: int = 0
-    device: str = "cpu"
+    device: str = setting("cpu", decided=True, ignored=True) # cpu or cuda
     precision: str = "auto"      # "auto": bf16 autocast on GPU and where bf16 is measured faster (`fast_bf16`); "bf16"; "fp32"
     copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0: plain random start
     copy_scale: float = 1.5      # size of the copy heads' output at the start
     norm_init_scale: float = 1.0 # the final norm starts as the verifier's times this (<1: softer first logits, see below)
     attn_lr_scale: float = 1.0   # learning-rate factor of `fc` and the attention (<1 keeps a copy-head start from washing out)
     fsdp: bool = False           # under torchrun: shard parameters, gradients, optimizer state (FSDP2), not replicate (DDP)
-    log_to: str = "auto"         # "auto" (TensorBoard where installed), "none", or some of tensorboard,wandb,trackio
+    log_to: str = setting("auto", ignored=True) # "auto" (TensorBoard where installed), "none", or some of tensorboard,wandb,trackio
     eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); best in best/
     eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
     eval_k: int = SPEC_TOKENS    # speculative tokens of the estimate (vLLM's num_speculative_tokens)

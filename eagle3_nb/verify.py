@@ -8,7 +8,8 @@ from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
-from .derive import (aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes, Verifier)
+from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes
+from .verifier import Verifier
 from .vllm_support import (head_size_support, installed_vllm, vllm_tested, kv_cache_support, mla_backend, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support, vllm_ignores)
 
@@ -95,7 +96,7 @@ def check_against_verifier(r:Report,                      # the report the rows 
                           ):
     "Sizes fixed by the verifier, the draft's own layer against the derived convention, every tensor against vLLM's model."
     r.checks.append("verifier")
-    kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size, attention="mla" if s.kv_lora_rank else "llama")
+    kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size, draft_attention="mla" if s.kv_lora_rank else "llama")
     if s.kv_lora_rank and not verifier.mla:
         r.add("verifier", "attention", "mla", "llama", "error", "an MLA draft (Eagle3DeepseekV2ForCausalLM) copies an MLA "
               "verifier's attention; this verifier has plain attention: derive and train a Llama-attention draft")

@@ -13,10 +13,11 @@ from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connecto
     ExampleHiddenStatesConnector, cleanup_hidden_states, extract_from_kv_cache, load_hidden_states)
 from .core import Eagle3Error, atomic_write, logger, read_tensors, torch_dtype
 from .reference import load_tensor_table
-from .derive import Verifier, resolve_aux_layer_ids
+from .derive import resolve_aux_layer_ids
+from .verifier import Verifier
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
-from .regeneration import (RegenConfig, batches_of, first_turn, answer_record, parse_shard, part_dir, part_path,
-                                    producer_share, read_jsonl_resumable, sampling_params, vllm_answer, within_context)
+from .regeneration import RegenConfig, batches_of, first_turn, answer_record, sampling_params, vllm_answer, within_context
+from .producers import parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable
 from .shards import (ExtractConfig, HiddenStates, done_ids, write_manifest, save_head, fit_sample, generated_sample, summarize,
                               write_shard)
 _log = logger("vllm_extract")

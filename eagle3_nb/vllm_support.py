@@ -9,7 +9,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from .core import Eagle3Error, cpu_amx_switch, torch_dtype
 from .reference import DraftSpec
-from .derive import EAGLE31_FIELDS, Verifier
+from .derive import EAGLE31_FIELDS
+from .verifier import Verifier
 from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0

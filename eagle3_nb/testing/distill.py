@@ -14,7 +14,8 @@ from ..embedded import cache_dir, cached_build, embedded_verifier, load_verifier
 from .verifiers import mla_config
 from ..engine import auto_dtype
 from ..prompts import default_prompts
-from ..regeneration import RegenConfig, regenerate, read_jsonl_resumable
+from ..regeneration import RegenConfig, regenerate
+from ..producers import read_jsonl_resumable
 
 # %% auto #0
 __all__ = ['DistillConfig', 'teacher_answers', 'token_blocks', 'teacher_states', 'student_config', 'copy_exact', 'init_mla',
