@@ -4,13 +4,14 @@
 
 # %% ../nbs/05c_vllm_extract.ipynb #bab85551
 from __future__ import annotations
-import fcntl, gc, json, os, shutil
+import gc, json, os, shutil
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 import torch
 from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connector import (
-    ExampleHiddenStatesConnector, cleanup_hidden_states, extract_from_kv_cache, load_hidden_states)
+    cleanup_hidden_states, load_hidden_states)
+from .vllm_internals import (CONNECTOR_MODULE, in_process_core, in_process_runner, unwrap_model_forward,
+                                      wrap_model_forward)
 from .core import Eagle3Error, atomic_write, logger, read_tensors, torch_dtype
 from .reference import load_tensor_table
 from .derive import resolve_aux_layer_ids
@@ -24,35 +25,7 @@ _log = logger("vllm_extract")
 
 # %% auto #0
 __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCapture', 'compare_extractions',
-           'in_process_runner', 'decode_capture_possible', 'DecodeCapture', 'store_states', 'keep_stored',
-           'regenerate_and_extract']
-
-# %% ../nbs/05c_vllm_extract.ipynb #7434fa74
-class _Copied:
-    "A copy that is already complete: on the CPU the rows are cloned before the write is queued."
-    def query(self)->bool: return True
-    def synchronize(self): pass
-
-def _cpu_write(self, pending):
-    "`_submit_async_write` of `CPUHiddenStatesConnector`: a synchronous clone of the cache rows, then vLLM's writer."
-    if not self._is_tp_rank_zero: return
-    bs = self._block_size
-    blocks = torch.tensor(pending.block_ids, dtype=torch.long)
-    slots = (torch.arange(bs).reshape(1, bs) + blocks.reshape(-1, 1) * bs).flatten()
-    rows = extract_from_kv_cache(self._kv_cache, slots, pending.token_ids.shape[0]).clone()
-    tensors = {"hidden_states": rows, "token_ids": pending.token_ids.clone()}
-    os.makedirs(os.path.dirname(pending.filename), exist_ok=True)
-    lock_fd = self._lock_fds.pop(pending.req_id, None)
-    if lock_fd is None and self.use_lock:
-        lock_fd = os.open(pending.filename + ".lock", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
-    future = self._executor.submit(self._write_tensors, tensors, _Copied(), pending.filename, lock_fd)
-    self._req_copy_events[pending.req_id], self._req_futures[pending.req_id] = _Copied(), future
-    future.add_done_callback(partial(self._on_write_done, pending.req_id))
-
-class CPUHiddenStatesConnector(ExampleHiddenStatesConnector):
-    "vLLM's `ExampleHiddenStatesConnector` without CUDA streams, events and pinned memory, which a CPU build lacks."
-    _submit_async_write = _cpu_write   # vLLM's method, replaced
+           'decode_capture_possible', 'DecodeCapture', 'store_states', 'keep_stored', 'regenerate_and_extract']
 
 # %% ../nbs/05c_vllm_extract.ipynb #751a8957
 def hidden_states_engine(verifier:str|Path,   # verifier directory
@@ -62,7 +35,7 @@ def hidden_states_engine(verifier:str|Path,   # verifier directory
                          engine=None):        # `EngineConfig`: tensor parallelism, context length
     "A `vllm.LLM` that stores the verifier's hidden states at `layer_ids` for every request it serves."
     from vllm.platforms import current_platform
-    conn = ({"kv_connector": "CPUHiddenStatesConnector", "kv_connector_module_path": "eagle3_nb.vllm_extract"}
+    conn = ({"kv_connector": "CPUHiddenStatesConnector", "kv_connector_module_path": CONNECTOR_MODULE}
             if current_platform.is_cpu() else {"kv_connector": "ExampleHiddenStatesConnector"})   # GPU: vLLM's own
     spec = {"method": "extract_hidden_states", "num_speculative_tokens": 1,
             "draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": list(layer_ids)}}}
@@ -72,7 +45,7 @@ def hidden_states_engine(verifier:str|Path,   # verifier directory
 
 def drain(llm, most:int=10_000):
     "Step an in-process engine until its scheduler holds no request: the connector writes finished requests then."
-    core = getattr(getattr(llm.llm_engine, "engine_core", None), "engine_core", None)  # None: an engine process steps itself
+    core = in_process_core(llm)   # None: an engine process steps itself
     for _ in range(most):
         if core is None or not core.scheduler.has_requests(): return
         llm.llm_engine.step()
@@ -166,12 +139,6 @@ def compare_extractions(a:str|Path, b:str|Path)->dict:
     return worst
 
 # %% ../nbs/05c_vllm_extract.ipynb #6e16aebf
-def in_process_runner(llm):
-    "The model runner of a `vllm.LLM` whose engine and single worker run in this process; None otherwise."
-    core = getattr(getattr(llm.llm_engine, "engine_core", None), "engine_core", None)
-    worker = getattr(getattr(getattr(core, "model_executor", None), "driver_worker", None), "worker", None)
-    return getattr(worker, "model_runner", None)
-
 def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
     "Whether `DecodeCapture` can serve an engine started with `engine` here: one worker, in this process, eager."
     from vllm.platforms import current_platform
@@ -204,8 +171,7 @@ class DecodeCapture:
         if vc.speculative_config is not None:       # its drafter already takes the aux states from the same call
             raise Eagle3Error("capture the verifier's states from an engine without a draft")
         self.runner.model.set_aux_hidden_state_layers(tuple(layer_ids) + (L,))
-        self.orig = self.runner._model_forward
-        self.runner._model_forward = self._forward   # an instance attribute: vLLM's method, wrapped
+        self.orig = wrap_model_forward(self.runner, self._forward)
     def head(self)->dict: return verifier_head(self.verifier)
     def _forward(self, input_ids=None, positions=None, **kw):
         hidden, aux = self.orig(input_ids=input_ids, positions=positions, **kw)
@@ -240,7 +206,7 @@ class DecodeCapture:
         return got
     def __enter__(self): return self
     def __exit__(self, *exc):
-        self.runner._model_forward = self.orig
+        unwrap_model_forward(self.runner, self.orig)
         self.runner.model.set_aux_hidden_state_layers(())
         del self.llm, self.runner; gc.collect()
 

