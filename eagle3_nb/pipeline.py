@@ -12,6 +12,7 @@ from .core import (STAGES, CheckpointError, Eagle3Error, check_types, check_weig
                             setting, setting_facts, write_json, writer_active, writer_lock)
 from .reference import inspect_draft, ptd_token, save_spec
 from .derive import DraftShape, EAGLE31_FIELDS, derive_draft_config, derived_spec
+from .derive import DraftAttention   # named by the annotations of RunConfig's generated __init__ (its signature)
 from .verifier import Verifier
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, K_SWEEP, SPEC_TOKENS, logger
 from .engine import EngineConfig, auto_dtype, check_tensor_parallel, context_length, precision_reason

@@ -12,9 +12,8 @@ from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connecto
     ExampleHiddenStatesConnector, extract_from_kv_cache)
 
 # %% auto #0
-__all__ = ['VLLM_READ', 'CONNECTOR_MODULE', 'model_class', 'cpu_attn_isa', 'cuda_backend_names', 'in_process_core',
-           'in_process_runner', 'wrap_model_forward', 'unwrap_model_forward', 'CPUHiddenStatesConnector',
-           'moved_internals']
+__all__ = ['VLLM_READ', 'model_class', 'cpu_attn_isa', 'cuda_backend_names', 'in_process_core', 'in_process_runner',
+           'wrap_model_forward', 'unwrap_model_forward', 'moved_internals']
 
 # %% ../nbs/03d_vllm_internals.ipynb #43613206
 VLLM_READ = "0.32.0"   # the vLLM whose source every name below was read from
