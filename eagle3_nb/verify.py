@@ -10,6 +10,7 @@ from .core import CheckpointError, read_json, read_tensors, tensor_files
 from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
 from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes
 from .verifier import Verifier
+from . import vllm_support   # its EAGLE31_SINCE, read when a check runs
 from .vllm_support import (head_size_support, installed_vllm, vllm_tested, kv_cache_support, mla_backend, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support, vllm_ignores)
 
@@ -229,7 +230,8 @@ def check_vllm(r:Report,           # the report the rows go to
     if miss := vllm_ignores(cfg):
         r.add("vllm", "EAGLE-3.1", ", ".join(miss), "read by vLLM's draft class", "error", f"vLLM {vllm.__version__}'s "
               f"{', '.join(cfg.get('architectures') or [])} never reads {' or '.join(miss)}: it would serve this EAGLE-3.1 draft as "
-              "plain EAGLE-3 and accept fewer tokens than it trained for; serve it with a vLLM whose EAGLE-3 model reads them")
+              "plain EAGLE-3 and accept fewer tokens than it trained for; serve it with vLLM "
+              f"{vllm_support.EAGLE31_SINCE} or later, whose EAGLE-3 models read them")
     if s.kv_lora_rank: return _check_mla_draft(r, s, verifier, device, dtype, asked)
     ok, why = head_size_support(s.head_dim, device)
     if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes", "error",
