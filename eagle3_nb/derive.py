@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_derive.ipynb #bdb00fde
 from __future__ import annotations
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, get_args
 from .core import DTYPE_NAMES, CheckpointError, setting
@@ -213,19 +213,13 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
                         **fields,                           # `DraftShape` fields over `shape` (fc_norm=True, ...)
                        ):
     "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
-    if bad := set(fields) - set(DraftShape.__dataclass_fields__):
-        raise TypeError(f"derive_draft_config: {sorted(bad)} not fields of DraftShape ({', '.join(DraftShape.__dataclass_fields__)})")
-    s = DraftShape(**{**vars(shape or DraftShape()), **fields})
-    attention, overrides, draft_vocab_size, aux_layer_ids = (s.draft_attention, s.draft_overrides, s.draft_vocab_size,
-                                                             s.aux_layer_ids)
-    norm_before_residual, fc_norm, norm_output = s.norm_before_residual, s.fc_norm, s.norm_output
-    parallel_drafting, draft_layers = s.parallel_drafting, s.draft_layers
-    if attention not in ATTENTION_CHOICES:
-        raise CheckpointError(f"draft_attention {attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
+    s = replace(shape or DraftShape(), **fields)   # a name that is no field of DraftShape: a TypeError naming it
+    if s.draft_attention not in ATTENTION_CHOICES:
+        raise CheckpointError(f"draft_attention {s.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
     v = Verifier.of(verifier)
     tc, notes = v.text, list(v.notes)
     ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)
-    attention, why = draft_kind(attention, tc, ref)
+    attention, why = draft_kind(s.draft_attention, tc, ref)
     if why: notes.append(why)
     if attention == "mla" and not is_mla(tc):
         raise CheckpointError("attention mla copies the verifier's MLA shape (kv_lora_rank, qk_nope_head_dim, "
@@ -238,17 +232,17 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         nkv = nh
         notes.append(f"num_key_value_heads absent: multi-head attention, {nh} (= num_attention_heads)")
     ch = dict(head_dim=hd, num_attention_heads=nh, num_key_value_heads=nkv, intermediate_size=I,
-              draft_vocab_size=draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(aux_layer_ids, L),
-              norm_before_residual=bool(norm_before_residual), norm_before_fc=False, fc_norm=bool(fc_norm),
-              norm_output=bool(norm_output), num_hidden_layers=1 if draft_layers is None else draft_layers)
-    if parallel_drafting and draft_layers is None and ref is None:
+              draft_vocab_size=s.draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(s.aux_layer_ids, L),
+              norm_before_residual=bool(s.norm_before_residual), norm_before_fc=False, fc_norm=bool(s.fc_norm),
+              norm_output=bool(s.norm_output), num_hidden_layers=1 if s.draft_layers is None else s.draft_layers)
+    if s.parallel_drafting and s.draft_layers is None and ref is None:
         ch["num_hidden_layers"] = PARALLEL_LAYERS
         notes.append(f"{PARALLEL_LAYERS} decoder layers: a parallel draft's default, as measured (the best speedup at "
                      "batch 1 at the demo's data; one layer's masked slots barely draft past the first token)")
     if reference is not None:
-        asked = dict(draft_vocab_size=draft_vocab_size, aux_layer_ids=aux_layer_ids,
-                     norm_before_residual=norm_before_residual, fc_norm=fc_norm, norm_output=norm_output,
-                     num_hidden_layers=draft_layers)
+        asked = dict(draft_vocab_size=s.draft_vocab_size, aux_layer_ids=s.aux_layer_ids,
+                     norm_before_residual=s.norm_before_residual, fc_norm=s.fc_norm, norm_output=s.norm_output,
+                     num_hidden_layers=s.draft_layers)
         _apply_reference(ch, ref, H, V, notes, given={k for k, v in asked.items() if v is not None})
     aux = check_aux_layer_ids(ch["aux_layer_ids"], L)
     if not isinstance(ch["num_hidden_layers"], int) or not 1 <= ch["num_hidden_layers"] <= MAX_DRAFT_LAYERS:
@@ -260,14 +254,14 @@ def derive_draft_config(verifier:dict|str|Path,           # verifier config dict
         raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier vocab {V}; choose "
                               f"at most {V}")
     cfg = _draft_config(tc, ch, aux, attention, dtype, notes)
-    if parallel_drafting or (parallel_drafting is None and ref is not None and ref.ptd_token_id is not None):
+    if s.parallel_drafting or (s.parallel_drafting is None and ref is not None and ref.ptd_token_id is not None):
         cfg.ptd_token_id = _ptd_token(tc, ref, attention, notes, tokenizer)
-    fields = cfg.to_dict()
-    for k, v in (overrides or {}).items():
-        if k not in fields: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
-                                                  "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
+    known = cfg.to_dict()
+    for k, v in (s.draft_overrides or {}).items():
+        if k not in known: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
+                                                 "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
-    asked = {fc_norm, norm_output, parallel_drafting} != {None} or bool(set(EAGLE31_FIELDS) & set(overrides or {}))
+    asked = {s.fc_norm, s.norm_output, s.parallel_drafting} != {None} or bool(set(EAGLE31_FIELDS) & set(s.draft_overrides or {}))
     notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
 
