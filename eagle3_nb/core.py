@@ -288,7 +288,7 @@ ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation,
 SPEC_TOKENS = 3      # tokens the draft proposes a step where none is asked (vLLM's num_speculative_tokens): the k of
                      # the best speedup at batch 1 in the sweep below
 K_SWEEP = {1: 1.30, 2: 1.34, 3: 1.43, 4: 1.36, 5: 1.26}   # speedup at batch 1 by k: the demo's draft in vLLM, float32,
-                     # 12 held-out prompts no evaluation reports, 2 cores of an AMD EPYC (bench/speed.py; Measurements)
+                     # 12 held-out prompts no evaluation reports, 2 CPU cores (bench/speed.py; the CPU: Measurements)
 HELDOUT_PROMPTS = 64 # held-out prompts an evaluation serves where none is asked
 SAME_TAU = 0.05      # the largest |acceptance in vLLM - offline| taken as one computation (verify's probe, the pre-flight)
 
