@@ -39,7 +39,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(),
     include_package_data = True,
-    package_data = {cfg['lib_name']: ['fixtures/**/*', 'fixtures/*', 'data/*']},
+    package_data = {cfg['lib_name']: ['fixtures/**/*', 'fixtures/*', 'data/*', 'presets/*']},
     install_requires = requirements,
     extras_require = extras,
     dependency_links = cfg.get('dep_links','').split(),

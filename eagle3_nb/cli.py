@@ -8,60 +8,15 @@ import argparse, contextlib, os, sys, warnings
 from pathlib import Path
 from jsonargparse import Namespace
 from .core import Eagle3Error, writer_lock
-from .options import SettingsParser, add_fields, comma_lists, config_flag, dotted, engine_options, given
-from .reference import fixture, inspect_draft, save_spec, spec_table
+from .options import SettingsParser, comma_lists, config_flag
 from .commands import (   # each stage's subcommand: what it does and its flags
     cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate, cmd_extract, flags_extract,
     cmd_train, flags_train, cmd_online, flags_online, cmd_export, flags_export, cmd_convert, flags_convert,
-    cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate)
+    cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate, cmd_run, flags_run,
+    cmd_demo, flags_demo)
 
 # %% auto #0
-__all__ = ['COMMANDS', 'PRODUCERS', 'run_config_of', 'cmd_run', 'flags_run', 'cmd_demo', 'flags_demo', 'command', 'parser',
-           'parse', 'main']
-
-# %% ../nbs/11_cli.ipynb #fb8c6870
-def run_config_of(a:Namespace, preset:str|None=None):
-    "The `RunConfig` a parsed `eagle3 run` (`demo`: its `preset`) asks for: its preset's, the file's and the flags' settings."
-    from eagle3_nb.pipeline import run_config
-    s = given(a, ("preset", "run_dir"))
-    eng = engine_options(s)   # vLLM's options by vLLM's names (--seed, --max-model-len, ...): the run's `engine`
-    return run_config(preset or a.preset, **s, engine=eng)
-
-def cmd_run(a)->int:
-    "Every stage for one verifier into a run directory, resumable; summary.json at the end."
-    from eagle3_nb.pipeline import run
-    run(run_config_of(a), a.run_dir)
-    return 0
-
-def flags_run(s:SettingsParser, settings:bool, run_dir:str|None=None, preset:str="auto", device:str="auto"):
-    "`eagle3 run`'s flags (`demo`'s with its `run_dir`): with `settings`, every `RunConfig` field, `preset`'s as defaults."
-    if not settings: return   # all come from `RunConfig`, which imports the pipeline
-    from eagle3_nb.pipeline import DECIDED, PRESETS, SECTIONS, RunConfig, preset_name
-    if run_dir is None:
-        s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
-    s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
-                   help="where every artefact goes (a re-run resumes)")
-    add_fields(s, RunConfig, skip=DECIDED, flat=("engine",))
-    s.set_defaults(dotted(PRESETS[preset_name(preset, device)], tuple(SECTIONS), flat=("engine",)))
-
-# %% ../nbs/11_cli.ipynb #be301559
-def cmd_demo(a)->int:
-    "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo`)."
-    from eagle3_nb.derive import derive_draft_config
-    from eagle3_nb.pipeline import run
-    cfg = run_config_of(a, "demo")
-    print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
-    ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
-    print(spec_table(ref))
-    k2 = derive_draft_config(fixture("verifiers/Kimi-K2-Instruct.json"), reference=ref)
-    print("\n".join(f"- {n}" for n in k2.notes))
-    Path(a.run_dir).mkdir(parents=True, exist_ok=True); save_spec(ref, Path(a.run_dir)/"reference_kimi_k2_spec.json")
-    run(cfg, a.run_dir)
-    return 0
-
-def flags_demo(s:SettingsParser, settings:bool):
-    "`eagle3 demo`'s flags: `eagle3 run`'s, into `runs/demo` by default, with the `demo` preset."
-    flags_run(s, settings, run_dir="runs/demo", preset="demo")
+__all__ = ['COMMANDS', 'PRODUCERS', 'command', 'parser', 'parse', 'main']
 
 # %% ../nbs/11_cli.ipynb #28517158
 COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert", "upgrade", "verify",

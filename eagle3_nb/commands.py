@@ -8,16 +8,18 @@ import argparse, json, sys, typing
 from pathlib import Path
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error, read_json
 from .speed import CONCURRENCY
-from .options import SettingsParser, add_fields, engine_config, given
+from jsonargparse import Namespace
+from .options import SettingsParser, add_fields, dotted, engine_config, engine_options, given
 from .derive import DraftShape
-from .reference import inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
+from .reference import fixture, inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
            'verifier_of', 'derivation', 'flags_verify', 'cmd_verify', 'cmd_regenerate', 'flags_regenerate',
            'extract_config', 'cmd_extract', 'flags_extract', 'cmd_train', 'flags_train', 'online_configs', 'cmd_online',
            'flags_online', 'cmd_export', 'flags_export', 'draft_out_flags', 'cmd_convert', 'flags_convert',
-           'cmd_upgrade', 'flags_upgrade', 'cmd_evaluate', 'flags_evaluate']
+           'cmd_upgrade', 'flags_upgrade', 'cmd_evaluate', 'flags_evaluate', 'run_config_of', 'cmd_run', 'flags_run',
+           'cmd_demo', 'flags_demo']
 
 # %% ../nbs/11b_commands.ipynb #8c83383a
 def cmd_inspect(a)->int:
@@ -368,3 +370,47 @@ def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
     if settings:
         from eagle3_nb.engine import EngineConfig
         add_fields(s, EngineConfig)
+
+# %% ../nbs/11b_commands.ipynb #fb8c6870
+def run_config_of(a:Namespace, preset:str|None=None):
+    "The `RunConfig` a parsed `eagle3 run` (`demo`: its `preset`) asks for: its preset's, the file's and the flags' settings."
+    from eagle3_nb.pipeline import run_config
+    s = given(a, ("preset", "run_dir"))
+    eng = engine_options(s)   # vLLM's options by vLLM's names (--seed, --max-model-len, ...): the run's `engine`
+    return run_config(preset or a.preset, **s, engine=eng)
+
+def cmd_run(a)->int:
+    "Every stage for one verifier into a run directory, resumable; summary.json at the end."
+    from eagle3_nb.pipeline import run
+    run(run_config_of(a), a.run_dir)
+    return 0
+
+def flags_run(s:SettingsParser, settings:bool, run_dir:str|None=None, preset:str="auto", device:str="auto"):
+    "`eagle3 run`'s flags (`demo`'s with its `run_dir`): with `settings`, every `RunConfig` field, `preset`'s as defaults."
+    if not settings: return   # all come from `RunConfig`, which imports the pipeline
+    from eagle3_nb.pipeline import DECIDED, PRESETS, SECTIONS, RunConfig, preset_name
+    if run_dir is None:
+        s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
+    s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
+                   help="where every artefact goes (a re-run resumes)")
+    add_fields(s, RunConfig, skip=DECIDED, flat=("engine",))
+    s.set_defaults(dotted(PRESETS[preset_name(preset, device)], tuple(SECTIONS), flat=("engine",)))
+
+# %% ../nbs/11b_commands.ipynb #be301559
+def cmd_demo(a)->int:
+    "The head_dim trap on the Kimi-K2 fixtures, then the whole pipeline on the embedded SmolLM2 verifier (`demo`)."
+    from eagle3_nb.derive import derive_draft_config
+    from eagle3_nb.pipeline import run
+    cfg = run_config_of(a, "demo")
+    print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
+    ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
+    print(spec_table(ref))
+    k2 = derive_draft_config(fixture("verifiers/Kimi-K2-Instruct.json"), reference=ref)
+    print("\n".join(f"- {n}" for n in k2.notes))
+    Path(a.run_dir).mkdir(parents=True, exist_ok=True); save_spec(ref, Path(a.run_dir)/"reference_kimi_k2_spec.json")
+    run(cfg, a.run_dir)
+    return 0
+
+def flags_demo(s:SettingsParser, settings:bool):
+    "`eagle3 demo`'s flags: `eagle3 run`'s, into `runs/demo` by default, with the `demo` preset."
+    flags_run(s, settings, run_dir="runs/demo", preset="demo")

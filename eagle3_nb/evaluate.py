@@ -13,6 +13,7 @@ from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .shards import ExtractConfig, HiddenStates, read_manifest
 from .model import Eagle3Draft
 from .derive import draft_config
+from .verifier import Verifier
 from .convert import load_draft
 from .objective import offline_acceptance
 from .speed import (CONCURRENCY, WHY_LOSES, headline, level_counts, plot_speed, speed_engines,
@@ -54,7 +55,7 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
         cap = contextlib.nullcontext()
         if states_out:
             from eagle3_nb.vllm_extract import DecodeCapture
-            cap = DecodeCapture(verifier, ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype, llm=llm)
+            cap = DecodeCapture(Verifier.of(verifier), ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype, llm=llm)
         t = time.perf_counter()
         with cap, tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
             outs = llm.chat([r["messages"] for r in recs], SamplingParams(max_tokens=max_tokens, temperature=0.0),
@@ -62,7 +63,7 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
             secs = time.perf_counter() - t
             if states_out:
                 from eagle3_nb.vllm_extract import store_states
-                store_states(states_out, verifier, cap, recs, outs, ExtractConfig(compute_dtype=dtype, engine=eng))
+                store_states(states_out, cap, recs, outs, ExtractConfig(compute_dtype=dtype, engine=eng))
         ntok = sum(len(o.outputs[0].token_ids) for o in outs)
         return {"texts": [o.outputs[0].text for o in outs], "token_ids": [list(o.outputs[0].token_ids) for o in outs],
                 "seconds": secs, "tokens_per_s": ntok / secs, **(spec_metrics(llm.get_metrics()) if draft else {})}
@@ -268,7 +269,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     caps = []
     def hold(c:int):   # the baseline arm at the level serving the most prompts: its states stored as it decodes
         if not capture: return None
-        caps.append(DecodeCapture(verifier, xc, ids, dtype, llm=engines["baseline"]))
+        caps.append(DecodeCapture(Verifier.of(verifier), xc, ids, dtype, llm=engines["baseline"]))
         return caps[-1]
     try:
         sw = speed_sweep(engines, [[{"role": "user", "content": p}] for p in prompts], list(concurrency), counts,
@@ -276,7 +277,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
         kept = sw["outputs"]
         n = len(kept["baseline"])
         recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts[:n])]
-        if capture: store_states(held, verifier, caps[0], recs, kept["baseline"], xc)
+        if capture: store_states(held, caps[0], recs, kept["baseline"], xc)
     finally:
         del engines; gc.collect()
     base = {"texts": [o.outputs[0].text for o in kept["baseline"]]}

@@ -39,7 +39,7 @@ def capture_hidden(model,                       # a transformers decoder-only ve
 # %% ../nbs/05b_extract.ipynb #499e4403
 class HFCapture:
     "The `transformers` backend: hooked forward passes, samples of similar length batched together."
-    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list):
+    def __init__(self, verifier:Verifier, cfg:ExtractConfig, layer_ids:list):
         from eagle3_nb.embedded import load_verifier
         self.model, _ = load_verifier(verifier, dtype=cfg.compute_dtype, device=cfg.device,
                                       trust_remote_code=cfg.engine.trust_remote_code)
@@ -78,10 +78,10 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     i, n = parse_shard(cfg.shard)   # a producer: its share of the conversations, into its own part of `out`
     recs, out = producer_share(recs, i, n, cfg.engine.seed), part_dir(Path(out), i, n)
     out.mkdir(parents=True, exist_ok=True)
-    tc = Verifier.of(verifier).text
-    L, tok = tc["num_hidden_layers"], load_tokenizer(verifier, cfg.engine.trust_remote_code)
-    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
-    man = write_manifest(out, verifier, tc, cfg, layer_ids)
+    verifier = Verifier.of(verifier)   # an entry point: read once, passed on
+    tc, tok = verifier.text, load_tokenizer(verifier, cfg.engine.trust_remote_code)
+    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, verifier.num_hidden_layers)
+    man = write_manifest(out, verifier, cfg, layer_ids)
     done = done_ids(man)
     todo, ntok = [r for r in recs if r["id"] not in done], 0
     if not todo and (out/"verifier_head.safetensors").exists(): return summarize(out)

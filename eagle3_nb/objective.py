@@ -15,8 +15,8 @@ from .attention import TTTLayout, sample_segments
 # %% auto #0
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
            'targets_of', 'loss_kernel', 'SoftTargetCE', 'soft_target_ce', 'compare_loss_kernels', 'kernels_agree',
-           'probe_loss_kernels', 'global_sum', 'kept_rows', 'step_valid', 'depth_sample', 'ttt_loss', 'chain_draft',
-           'accepted_lengths', 'offline_acceptance']
+           'probe_loss_kernels', 'global_sum', 'kept_rows', 'scored_rows', 'held_targets', 'held_block', 'step_valid',
+           'depth_sample', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
@@ -185,6 +185,35 @@ def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
     return idx, real
 
 # %% ../nbs/07a_objective.ipynb #97df3523
+def scored_rows(mask:torch.Tensor,    # (B, T) the loss mask
+                starts:torch.Tensor,  # (B, T) each position's sample start (packed rows), zeros otherwise
+                steps:int,            # K
+                sample:tuple|None=None, # a parallel draft's depth sampling: `depth_sample`'s (keep, floor, seed)
+               )->tuple[list, torch.Tensor, torch.Tensor]:
+    "Each step's scored positions, and the rows steps 1.. compute: `(valid, idx, real)` (see `kept_rows`)."
+    valid = [step_valid(mask, starts, k) for k in range(steps)]
+    if sample: valid = depth_sample(valid, *sample)                      # each depth's loss: the mean over its sample
+    later = torch.zeros_like(mask)                                       # positions a step after the first scores at
+    for v in valid[1:]: later |= v
+    idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
+    return valid, idx, real
+
+def held_targets(valid:list, last:torch.Tensor, head:dict, eps:float)->tuple|None:
+    "The verifier's targets at every position a step scores against, once for all K steps: `(at, P, A)`; None if too big."
+    B, T = valid[0].shape
+    need = torch.zeros_like(valid[0])                                    # the positions some step scores against
+    for k, v in enumerate(valid): need[:, 1 + k:] |= v[:, :T - 1 - k]
+    if (m := int(need.sum())) * head["lm_head.weight"].shape[0] > TARGET_ELEMENTS: return None
+    at = torch.full((B, T), -1, dtype=torch.long, device=last.device)
+    at[need] = torch.arange(m, device=last.device)                       # (B, T) -> its row of P and A
+    return (at, *verifier_targets(last[need], head, eps))
+
+def held_block(held:tuple, bb:torch.Tensor, tt:torch.Tensor):
+    "`soft_target_ce`'s target: rows `i:j` of the scored tokens `(bb, tt)` read from `held_targets`."
+    at, P, A = held
+    r = at[bb, tt]
+    return lambda i, j: (P[r[i:j]], A[r[i:j]])
+
 TARGET_ELEMENTS = 2**26   # (positions x draft vocabulary) of verifier targets a batch computes once for all its steps
 
 def step_valid(mask:torch.Tensor,    # (B, T) loss mask
@@ -229,17 +258,8 @@ def ttt_loss(model:Eagle3Draft,    # the draft
     par = hasattr(model, "mask_hidden")   # a parallel draft: steps 1.. read the masked slots, not the draft's own guesses
     pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))   # restarting with each sample
     starts = batch.get("sample_start", torch.zeros_like(ids))
-    valid = [step_valid(mask, starts, k) for k in range(steps)]
-    if par and sample: valid = depth_sample(valid, *sample)             # each depth's loss: the mean over its sample
-    later = torch.zeros_like(mask)                                       # positions a step after the first scores at
-    for v in valid[1:]: later |= v
-    idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
-    need = torch.zeros_like(mask)                                        # the positions some step scores against
-    for k, v in enumerate(valid): need[:, 1 + k:] |= v[:, :T - 1 - k]
-    if held := (m := int(need.sum())) * head["lm_head.weight"].shape[0] <= TARGET_ELEMENTS:   # once for all K steps
-        at = torch.full((B, T), -1, dtype=torch.long, device=ids.device)
-        at[need] = torch.arange(m, device=ids.device)                    # (B, T) -> its row of P and A
-        P, A = verifier_targets(last[need], head, eps)
+    valid, idx, real = scored_rows(mask, starts, steps, sample if par else None)
+    held = held_targets(valid, last, head, eps)                          # None: each step's targets in blocks
     b, segs = torch.arange(B, device=ids.device)[:, None], sample_segments(starts)    # the samples: read once a batch
     counts = global_sum(torch.stack([v.sum() for v in valid]).float() * w, world).tolist()   # scored per step, all ranks
     hidden, cache = model.fuse(aux), StepCache()
@@ -258,8 +278,7 @@ def ttt_loss(model:Eagle3Draft,    # the draft
             bb, rr = sel.nonzero(as_tuple=True)
             tt = idx[bb, rr]
         hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
-        target = ((lambda i, j, r=at[bb, tt + 1 + k]: (P[r[i:j]], A[r[i:j]])) if held else
-                  targets_of(last[bb, tt + 1 + k], head, eps))
+        target = (held_block(held, bb, tt + 1 + k) if held else targets_of(last[bb, tt + 1 + k], head, eps))
         lsum, h = soft_target_ce(y, model.lm_head, target, kernel=kernel)
         lk = lsum * w * world / n                                        # ranks' gradients are averaged
         total = total + step_decay ** k * lk

@@ -8,6 +8,8 @@ import dataclasses, os, sys, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
+from importlib.resources import files
+import yaml
 from .core import (STAGES, CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json,
                             setting, setting_facts, write_json, writer_active, writer_lock)
 from .reference import inspect_draft, ptd_token, save_spec
@@ -30,10 +32,10 @@ from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_sup
 _log = logger("pipeline")
 
 # %% auto #0
-__all__ = ['Capture', 'SECTIONS', 'DECIDED', 'PRESETS', 'FACTS', 'DONE', 'RETIRED', 'RunConfig', 'capture_of', 'resolved',
-           'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'fact', 'settings_of', 'check_run_dir',
-           'write_summary', 'every_slot_trained', 'with_derived', 'preflight', 'run', 'parts_left', 'wait_for_parts',
-           'k_reason']
+__all__ = ['Capture', 'SECTIONS', 'DECIDED', 'PRESET_DIR', 'PRESETS', 'FACTS', 'DONE', 'RETIRED', 'RunConfig', 'capture_of',
+           'resolved', 'read_presets', 'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'fact',
+           'settings_of', 'check_run_dir', 'write_summary', 'every_slot_trained', 'with_derived', 'preflight', 'run',
+           'parts_left', 'wait_for_parts', 'k_reason']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 Capture = Literal["auto", "decode", "connector", "extract"]   # how a run stores its training states
@@ -145,20 +147,14 @@ def resolved(cfg:RunConfig)->RunConfig:
                    train=replace(cfg.train, device=dev).decided())   # run_config.json records what ran
 
 # %% ../nbs/10_pipeline.ipynb #ea58378a
-# a preset holds only what differs from the defaults (a test below checks it): one home per value
-_CPU_TRAIN = {"ttt_steps": 2, "copy_heads": 3, "attn_lr_scale": 0.3, "norm_init_scale": 0.3}
-_EMBEDDED = {"eval_dtype": "float32", "device": "cpu", "max_new_tokens": ANSWER_TOKENS,   # the embedded verifier, on the CPU
-             "fc_norm": True}   # one RMSNorm per aux state before fc: +0.02 tau (07_train)
-_EMBEDDED_TRAIN = {**_CPU_TRAIN, "batch_size": 8,   # 8: 1.15-1.3x the samples/s of 4 on AMX, as good per epoch (07_train)
-                   "ema_decay": 0.99}               # the weights' moving average is exported: +0.006-0.016 tau (07_train)
-PRESETS = {
-    "cpu": {"draft_vocab_size": 8192, "max_new_tokens": ANSWER_TOKENS, "train": {"epochs": 6.0, **_CPU_TRAIN}},
-    "gpu": {"train": {"batch_size": 16, "lr": 1e-4, "eval_every": 500}},
-    "demo": {**_EMBEDDED, "draft_vocab_size": 4096,   # 4,096 draft tokens: 11% faster, as good per minute (07_train)
-             "train": {"epochs": 7.0, **_EMBEDDED_TRAIN}},
-    "cpu-quality": {**_EMBEDDED, "prompt_source": "default+self", "prompts": 1200, "draft_vocab_size": 8192,  # ~1 hour
-                    "samples_per_prompt": 3, "train": {"epochs": 3.9, **_EMBEDDED_TRAIN}},
-}
+PRESET_DIR = files("eagle3_nb")/"presets"   # one YAML file a preset, in the format `--config` reads
+
+def read_presets(d=PRESET_DIR)->dict:
+    "Every preset of `d` by name (its file's stem): nested sections as dicts, only what differs from the defaults."
+    return {p.name.removesuffix(".yaml"): yaml.safe_load(p.read_text()) or {}
+            for p in sorted(d.iterdir(), key=lambda p: p.name) if p.name.endswith(".yaml")}
+
+PRESETS = read_presets()
 
 def deep_merge(a:dict, b:dict)->dict:
     "`b` over `a`, section by section."

@@ -81,7 +81,7 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {r["id"] for r in read_jsonl_resumable(out)}
     todo = [r for r in records if r["id"] not in done]
-    if todo: todo = within_context(todo, verifier, cfg.engine.max_model_len or context_length(verifier), cfg.engine)
+    if todo: todo = within_context(todo, verifier, cfg.engine)
     if not todo: return out
     gen = _vllm_generate if cfg.backend == "vllm" else _hf_generate
     with open(out, "a") as f, tqdm(total=len(todo), desc="regenerate", unit="prompt") as bar:
@@ -93,11 +93,12 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
 # %% ../nbs/05_regeneration.ipynb #c58068c4
 def within_context(records:list,           # prompt records `{id, messages}`
                    verifier:str|Path,      # verifier directory or Hub id (its tokenizer and chat template)
-                   max_len:int,            # the engine's context: prompt + answer tokens
-                   engine:EngineConfig=EngineConfig(), # trust_remote_code and the template switches
+                   engine:EngineConfig=EngineConfig(), # its context, trust_remote_code and the template switches
+                   max_len:int|None=None,  # prompt + answer tokens; None: the engine's `max_model_len`, else the verifier's
                   )->list:
     "The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others named in a warning."
     from eagle3_nb.verifier import load_tokenizer
+    max_len = max_len or engine.max_model_len or context_length(verifier)
     tok = load_tokenizer(verifier, engine.trust_remote_code)
     size = lambda r: len(tok.apply_chat_template(first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, **engine.chat_template_kwargs)["input_ids"])

@@ -18,8 +18,8 @@ from .producers import answer_parts, parse_shard
 
 # %% auto #0
 __all__ = ['RESUMES', 'MANIFEST_DEFAULTS', 'SHARD_BYTES', 'tokenize_conversation', 'conversation_rows', 'generated_sample',
-           'ExtractConfig', 'config_hash', 'write_manifest', 'done_ids', 'fit_sample', 'token_bytes', 'shard_chunks',
-           'save_head', 'write_shard', 'read_conversations', 'summarize', 'read_sample', 'part_dirs', 'read_manifest',
+           'ExtractConfig', 'write_manifest', 'done_ids', 'fit_sample', 'token_bytes', 'shard_chunks', 'save_head',
+           'write_shard', 'read_conversations', 'summarize', 'read_sample', 'part_dirs', 'read_manifest',
            'HiddenStates']
 
 # %% ../nbs/05a_shards.ipynb #b399a667
@@ -90,21 +90,21 @@ class ExtractConfig:
             if getattr(self, f) not in ("bfloat16", "float16", "float32"):
                 raise Eagle3Error(f"{f}={getattr(self, f)!r}: choose bfloat16, float16 or float32")
 
-def config_hash(verifier:str|Path)->str:
-    "sha256 of the verifier's config.json (its identity for resume checks)."
-    return Verifier.of(verifier).config_hash
-
 # %% ../nbs/05a_shards.ipynb #23fc3b95
 RESUMES = "re-run: extraction resumes from the last complete shard"   # what to do after a failed write
 
 MANIFEST_DEFAULTS = {"backend": "transformers", "answers": "re-tokenized"}   # what a manifest before a field meant by it
 
-def write_manifest(out:Path, verifier, tc:dict, cfg:ExtractConfig, layer_ids,
-                   answers:str="re-tokenized")->dict:   # or "as generated": the verifier's own tokens (`regenerate_and_extract`)
+def write_manifest(out:Path,           # the data directory
+                   verifier:Verifier,  # whose states it holds: its path, config hash and shape facts
+                   cfg:ExtractConfig,  # how they were captured
+                   layer_ids:list,     # the aux layers
+                   answers:str="re-tokenized", # or "as generated": the verifier's own tokens (`regenerate_and_extract`)
+                  )->dict:
     "The data directory's manifest (verifier facts, layers, settings), checked against one already there: one verifier a directory."
-    facts = {k: tc[k] for k in ("num_hidden_layers", "hidden_size", "vocab_size", "rms_norm_eps")}
-    m = {"format": "eagle3_nb.hidden_states.v1", "verifier": {"path": str(verifier), "config_sha256": config_hash(verifier),
-         **facts}, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
+    facts = {k: verifier.text[k] for k in ("num_hidden_layers", "hidden_size", "vocab_size", "rms_norm_eps")}
+    who = {"path": str(verifier), "config_sha256": verifier.config_hash, **facts}
+    m = {"format": "eagle3_nb.hidden_states.v1", "verifier": who, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
          "target": "last: output of the last decoder layer before the final norm; head in verifier_head.safetensors",
          "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len, "overlong": cfg.overlong,
          "shard_size": cfg.shard_size, "chat_template_kwargs": cfg.engine.chat_template_kwargs, "shards": []}

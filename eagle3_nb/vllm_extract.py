@@ -28,7 +28,7 @@ __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCa
            'decode_capture_possible', 'DecodeCapture', 'store_states', 'keep_stored', 'regenerate_and_extract']
 
 # %% ../nbs/05c_vllm_extract.ipynb #751a8957
-def hidden_states_engine(verifier:str|Path,   # verifier directory
+def hidden_states_engine(verifier:Verifier,   # the verifier
                          layer_ids:list,      # hidden states to store, vLLM's ids (k: input of decoder layer k; L: last output)
                          store:str|Path,      # directory vLLM writes one safetensors file per request into
                          dtype:str="float32", # dtype vLLM runs the verifier in
@@ -62,11 +62,11 @@ def _one(names:list, suffix:str, verifier)->str|None:
                           "extract with backend='transformers'")
     return hits[0] if hits else None
 
-def verifier_head(verifier:str|Path)->dict:
+def verifier_head(verifier:Verifier)->dict:
     "`norm.weight`, `lm_head.weight` and `embed_tokens.weight` of a verifier directory, read by name from its safetensors."
     names = list(load_tensor_table(verifier) or {})
     found = {k: _one(names, k, verifier) for k in ("norm.weight", "lm_head.weight", "embed_tokens.weight")}
-    if found["lm_head.weight"] is None and Verifier.of(verifier).text.get("tie_word_embeddings", True):
+    if found["lm_head.weight"] is None and verifier.text.get("tie_word_embeddings", True):
         found["lm_head.weight"] = found["embed_tokens.weight"]   # tied: the output head is the embedding
     if missing := [k for k, v in found.items() if v is None]:
         raise Eagle3Error(f"{verifier}: no tensor named like {missing} in its safetensors; "
@@ -77,9 +77,9 @@ def verifier_head(verifier:str|Path)->dict:
 # %% ../nbs/05c_vllm_extract.ipynb #c9ce09d6
 class VLLMCapture:
     "The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector stores, one file each."
-    def __init__(self, verifier:str|Path, cfg:ExtractConfig, layer_ids:list, store:str|Path):
+    def __init__(self, verifier:Verifier, cfg:ExtractConfig, layer_ids:list, store:str|Path):
         from eagle3_nb.vllm_support import vllm_eagle3_support
-        v = Verifier.of(verifier)
+        v = verifier
         ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
         if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; or extract with "
                                      "backend='transformers'")
@@ -150,14 +150,14 @@ def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
 # %% ../nbs/05c_vllm_extract.ipynb #4c721056
 class DecodeCapture:
     "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
-    def __init__(self, verifier:str|Path, cfg:ExtractConfig,
+    def __init__(self, verifier:Verifier, cfg:ExtractConfig,
                  layer_ids:list|None,   # None: the default
                  dtype:str,             # the engine's
                  llm=None):             # an engine already started (eager, prefix caching off); None: one is started
         if llm is None and not decode_capture_possible(cfg.engine):
             raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
                               "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
-        v = Verifier.of(verifier)
+        v = verifier
         L = v.num_hidden_layers
         layer_ids = resolve_aux_layer_ids(layer_ids, L)
         self.verifier, self.dt = v, torch_dtype(cfg.dtype)
@@ -217,7 +217,6 @@ def _chunk(rcfg:RegenConfig, n:int, H:int, dtype)->int:
     return max(1, min(512, int(4e9 // per)))
 
 def store_states(out:str|Path,         # extraction directory (created, or appended to)
-                 verifier:str|Path,    # verifier directory
                  cap,                  # the `DecodeCapture` or `VLLMCapture` that served `outs`
                  records:list,         # the prompt records of one `chat` call
                  outs:list,            # its outputs
@@ -226,8 +225,8 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
                 )->dict:
     "Shards of the answers `outs` (the verifier's own tokens) with the states `cap` captured for them; returns the manifest."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    tc = Verifier.of(verifier).text
-    man = write_manifest(out, verifier, tc, replace(cfg, backend="vllm"), cap.layer_ids, answers="as generated")
+    xc = replace(cfg, backend="vllm")
+    man = write_manifest(out, cap.verifier, xc, cap.layer_ids, answers="as generated")
     save_head(out, cap)
     fed = [generated_sample(o.prompt_token_ids, o.outputs[0].token_ids) for o in outs]   # the last token: never fed back
     states = cap.states(outs, [ids for ids, _ in fed], [r["id"] for r in records])
@@ -239,7 +238,7 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
             if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
                 samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
         if jsonl: jsonl.write("".join(l + "\n" for l in lines)); jsonl.flush(); os.fsync(jsonl.fileno())
-        write_shard(out, man, chunk, samples, hidden, tc["vocab_size"], skipped)   # after its answers: the manifest decides
+        write_shard(out, man, chunk, samples, hidden, cap.verifier.vocab_size, skipped)   # after its answers: the manifest decides
     return man
 
 def keep_stored(conversations:Path, done:set)->int:
@@ -252,7 +251,7 @@ def keep_stored(conversations:Path, done:set)->int:
 
 # %% ../nbs/05c_vllm_extract.ipynb #508057d7
 def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
-                           verifier:str|Path,        # verifier directory
+                           verifier:Verifier|str|Path, # the verifier (its directory: read here, once)
                            conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)
                            out:str|Path,             # extraction directory (resumed)
                            rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature, the engine's dtype
@@ -266,24 +265,27 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     i, n = parse_shard(rcfg.shard)   # a producer: its share of the prompts, into its own part of both outputs
     records, conversations = producer_share(records, i, n, rcfg.engine.seed), part_path(Path(conversations), i, n)
     out = part_dir(Path(out), i, n); out.mkdir(parents=True, exist_ok=True)
-    tc = Verifier.of(verifier).text
-    L, cfg = tc["num_hidden_layers"], replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
-    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, L)
-    man = write_manifest(out, verifier, tc, cfg, layer_ids, answers="as generated")
+    verifier = Verifier.of(verifier)   # an entry point: read once, passed on
+    cfg = replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
+    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, verifier.num_hidden_layers)
+    man = write_manifest(out, verifier, cfg, layer_ids, answers="as generated")
     done = done_ids(man)
     if dropped := keep_stored(Path(conversations), done):
         _log.info(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
-    cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(verifier)))
-    if not (todo := within_context(todo, verifier, cfg.engine.max_model_len, cfg.engine)): return summarize(out)
+    ctx = cfg.engine.max_model_len or context_length(verifier)   # the whole context: answers are not cut at max_len
+    cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=ctx))
+    if not (todo := within_context(todo, verifier, cfg.engine)): return summarize(out)
     decode = capture == "decode" or (capture == "auto" and decode_capture_possible(cfg.engine))
     cap = (DecodeCapture(verifier, cfg, layer_ids, rcfg.dtype) if decode
            else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
     extra = {} if decode else {"extra_args": {"kv_transfer_params": {"include_output_tokens": True}}}
+    size = _chunk(rcfg, len(layer_ids), verifier.text["hidden_size"], cap.dt)
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
-        for batch in batches_of(todo, rcfg, _chunk(rcfg, len(layer_ids), tc["hidden_size"], cap.dt)):
-            outs = cap.llm.chat([first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra),
-                                use_tqdm=VLLMBar(bar), chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
-            store_states(out, verifier, cap, batch, outs, cfg, f)
+        for batch in batches_of(todo, rcfg, size):
+            msgs, params = [first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra)
+            outs = cap.llm.chat(msgs, params, use_tqdm=VLLMBar(bar),
+                                chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
+            store_states(out, cap, batch, outs, cfg, f)
     return summarize(out)

@@ -129,7 +129,8 @@ def test_training_checkpoints(scratch):
 def test_run_settings_files(scratch):
     "`eagle3 run --config F` on generated YAML settings: a `RunConfig` built, or one line (before any work)."
     import yaml
-    from eagle3_nb.cli import parse, run_config_of
+    from eagle3_nb.cli import parse
+    from eagle3_nb.commands import run_config_of
     keys = ["prompts", "eval_prompts", "k", "device", "draft_vocab_size", "aux_layer_ids", "capture", "train", "engine",
             "extract", "preset", "max_new_tokens", "sample_temperature"]
     inner = st.dictionaries(st.sampled_from(["epochs", "lr", "batch_size", "ttt_steps", "max_model_len", "precision"]),
