@@ -17,18 +17,25 @@ __all__ = ['ATTENTION', 'FUSED_DEVICES', 'BLOCK_ELEMENTS', 'PROBE_LENGTHS', 'PRO
            'later_agree', 'explicit_below']
 
 # %% ../nbs/06b_attention.ipynb #9b94c2af
-ATTENTION = "eagle3_ttt"   # the name the draft's attention modules look their attention function up by
+ATTENTION = "eagle3_ttt"   # the name the draft's attention modules look their attention function up
+                           # by
 
 @dataclass
 class TTTLayout:
-    "Which keys each query of one training-time-test step attends to: the mask, described and never built."
+    """Which keys each query of one training-time-test step attends to: the mask, described and
+    never built."""
     T: int                          # tokens of each row: the step-0 keys
-    step: int                       # 0: causal inside each sample; k >= 1: kept rows over their prefix and k earlier steps
-    starts: torch.Tensor            # (B, T) where each token's sample starts in its row (zeros: one sample a row)
-    rows: torch.Tensor|None = None  # (B, N) positions of the rows computed at steps k >= 1, ascending in each row
+    step: int                       # 0: causal inside each sample; k >= 1: kept rows over their
+                                    # prefix and k earlier steps
+    starts: torch.Tensor            # (B, T) where each token's sample starts in its row (zeros: one
+                                    # sample a row)
+    rows: torch.Tensor|None = None  # (B, N) positions of the rows computed at steps k >= 1,
+                                    # ascending in each row
     real: torch.Tensor|None = None  # (B, N) which of `rows` are rows, not padding
-    explicit: bool = False          # steps k >= 1 over explicit scores kept for backward: short rows (`explicit_below`)
-    segments: list|None = None      # each row's samples (`sample_segments`): found here unless given (once a batch)
+    explicit: bool = False          # steps k >= 1 over explicit scores kept for backward: short
+                                    # rows (`explicit_below`)
+    segments: list|None = None      # each row's samples (`sample_segments`): found here unless
+                                    # given (once a batch)
     def __post_init__(self):
         if self.segments is None: self.segments = sample_segments(self.starts)
 
@@ -42,30 +49,37 @@ def sample_segments(starts:torch.Tensor)->list:
     return out
 
 # %% ../nbs/06b_attention.ipynb #d578ffb1
-FUSED_DEVICES = ("cpu", "cuda")   # devices with fused causal kernels that return each query's log-sum-exp
+FUSED_DEVICES = ("cpu", "cuda")   # devices with fused causal kernels that return each query's
+                                  # log-sum-exp
 
 def lse_kernel(q:torch.Tensor)->str:
-    "The kernel `CausalLSE` runs for `q`: PyTorch's CPU kernel; on CUDA flash attention (16-bit) or memory-efficient."
+    """The kernel `CausalLSE` runs for `q`: PyTorch's CPU kernel; on CUDA flash attention (16-bit)
+    or memory-efficient."""
     if q.device.type == "cpu": return "cpu"
     return "flash" if q.dtype in (torch.float16, torch.bfloat16) else "efficient"
 
 class CausalLSE(torch.autograd.Function):
-    "Causal attention and each query's log-sum-exp by the device's fused kernel (`lse_kernel`), both differentiable."
+    """Causal attention and each query's log-sum-exp by the device's fused kernel (`lse_kernel`),
+    both differentiable."""
     @staticmethod
     def forward(ctx, q, k, v, scale):
         ops, T = torch.ops.aten, q.shape[-2]
         ctx.scale, ctx.kind = scale, lse_kernel(q)
         if ctx.kind == "cpu":
-            out, lse = ops._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True, scale=scale)
+            out, lse = ops._scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, True,
+                                                                       scale=scale)
             ctx.save_for_backward(q, k, v, out, lse)
         elif ctx.kind == "flash":
             out, lse, cq, ck, ctx.mq, ctx.mk, seed, off, _ = ops._scaled_dot_product_flash_attention(
                 q, k, v, 0.0, True, False, scale=scale)
             ctx.save_for_backward(q, k, v, out, lse, cq, ck, seed, off)
         else:
-            out, lse, seed, off = ops._scaled_dot_product_efficient_attention(q, k, v, None, True, 0.0, True, scale=scale)
+            out, lse, seed, off = ops._scaled_dot_product_efficient_attention(q, k, v, None, True,
+                                                                              0.0, True,
+                                                                              scale=scale)
             ctx.save_for_backward(q, k, v, out, lse, seed, off)
-        return out, (lse if lse.shape[-1] == T else lse[..., :T].contiguous())   # (B, h, T, D), (B, h, T)
+        # (B, h, T, D), (B, h, T)
+        return out, (lse if lse.shape[-1] == T else lse[..., :T].contiguous())
 
     @staticmethod
     def backward(ctx, dout, dlse):
@@ -76,49 +90,63 @@ class CausalLSE(torch.autograd.Function):
             shift = dlse.float().unsqueeze(-1) * dout.float() / n2.clamp_min(1e-30)
             out = torch.where(n2 > 0, out.float() - shift, out.float()).to(out.dtype)
         if ctx.kind == "cpu":
-            dq, dk, dv = ops._scaled_dot_product_flash_attention_for_cpu_backward(dout, q, k, v, out, lse, 0.0, True,
+            dq, dk, dv = ops._scaled_dot_product_flash_attention_for_cpu_backward(dout, q, k, v,
+                                                                                  out, lse, 0.0,
+                                                                                  True,
                                                                                   scale=ctx.scale)
         elif ctx.kind == "flash":
             cq, ck, seed, off = rest
-            dq, dk, dv = ops._scaled_dot_product_flash_attention_backward(dout, q, k, v, out, lse, cq, ck, ctx.mq, ctx.mk,
-                                                                          0.0, True, seed, off, scale=ctx.scale)
+            dq, dk, dv = ops._scaled_dot_product_flash_attention_backward(dout, q, k, v, out, lse,
+                                                                          cq, ck, ctx.mq, ctx.mk,
+                                                                          0.0, True, seed, off,
+                                                                          scale=ctx.scale)
         else:
             seed, off = rest
             dq, dk, dv, _ = ops._scaled_dot_product_efficient_attention_backward(
-                dout, q, k, v, None, out, lse, seed, off, 0.0, [True, True, True, False], True, scale=ctx.scale)
+                dout, q, k, v, None, out, lse, seed, off, 0.0, [True, True, True, False], True,
+                scale=ctx.scale)
         return dq, dk, dv, None
 
 # %% ../nbs/06b_attention.ipynb #b2688ea8
-BLOCK_ELEMENTS = {"cpu": 2**24, "cuda": 2**27}   # scores (heads x rows x keys) one block of the fallback holds
+BLOCK_ELEMENTS = {"cpu": 2**24, "cuda": 2**27}   # scores (heads x rows x keys) one block of the
+                                                 # fallback holds
 
-def _widen(v:torch.Tensor, d:int)->torch.Tensor: return v if v.shape[-1] == d else F.pad(v, (0, d - v.shape[-1]))
+def _widen(v:torch.Tensor, d:int)->torch.Tensor:
+    return v if v.shape[-1] == d else F.pad(v, (0, d - v.shape[-1]))
 
 def _per_sample(att, lay:TTTLayout, q, k, v)->tuple:
-    "`att(q, k, v)`, a tuple of (B, h, T, ...) tensors, on each sample of each row alone (one call for one-sample rows)."
+    """`att(q, k, v)`, a tuple of (B, h, T, ...) tensors, on each sample of each row alone (one call
+    for one-sample rows)."""
     if not (segs := lay.segments): return att(q, k, v)
     parts = [[att(q[b:b + 1, :, s:e], k[b:b + 1, :, s:e], v[b:b + 1, :, s:e]) for s, e in seg] for b, seg in enumerate(segs)]
-    return tuple(torch.cat([torch.cat([p[i] for p in row], 2) for row in parts], 0) for i in range(len(parts[0][0])))
+    return tuple(torch.cat([torch.cat([p[i] for p in row], 2) for row in parts], 0) for i in range(
+        len(parts[0][0])))
 
 def _step0(q, k, v, lay:TTTLayout, scale:float, rep:int):
     "Causal attention inside each sample of each row, by the fused kernel (no mask tensor)."
     dv, gqa = v.shape[-1], rep > 1
-    att = lambda q, k, v: (F.scaled_dot_product_attention(q, k, _widen(v, q.shape[-1]), is_causal=True, scale=scale,
+    att = lambda q, k, v: (F.scaled_dot_product_attention(q, k, _widen(
+        v, q.shape[-1]), is_causal=True, scale=scale,
                                                           enable_gqa=gqa)[..., :dv],)
     return _per_sample(att, lay, q, k, v)[0]
 
 def _prefix_fused(q, k0, v0, lay:TTTLayout, scale:float):
-    "(out, lse) of each kept row over its sample's step-0 keys up to itself, by `CausalLSE` (queries placed at their rows)."
+    """(out, lse) of each kept row over its sample's step-0 keys up to itself, by `CausalLSE`
+    (queries placed at their rows)."""
     B, h, N, D = q.shape
     bi, ri = lay.real.nonzero(as_tuple=True)
-    qf = q.new_zeros(B, lay.T, h, D).index_put((bi, lay.rows[bi, ri]), q.transpose(1, 2)[bi, ri]).transpose(1, 2)
+    qf = q.new_zeros(B, lay.T, h, D).index_put((bi, lay.rows[bi, ri]), q.transpose(
+        1, 2)[bi, ri]).transpose(1, 2)
     att = lambda q, k, v: CausalLSE.apply(q.contiguous(), k.contiguous(), v.contiguous(), scale)
     o, l = _per_sample(att, lay, qf, k0, v0)
     b = torch.arange(B, device=q.device)[:, None]
-    return o.transpose(1, 2)[b, lay.rows].transpose(1, 2), l.transpose(1, 2)[b, lay.rows].transpose(1, 2)
+    return o.transpose(1, 2)[b, lay.rows].transpose(1, 2), l.transpose(
+        1, 2)[b, lay.rows].transpose(1, 2)
 
 # %% ../nbs/06b_attention.ipynb #e035eebc
 def _block(q, k0, v0, kd, vd, allow, scale):
-    "Rows q (B, h, C, D) over prefix keys k0 (B, h, S, D) where `allow` (B, 1, C, S) and their own kd (B, h, C, k, D)."
+    """Rows q (B, h, C, D) over prefix keys k0 (B, h, S, D) where `allow` (B, 1, C, S) and their own
+    kd (B, h, C, k, D)."""
     s0 = (q @ k0.transpose(-1, -2) * scale).masked_fill(~allow, float("-inf"))   # (B, h, C, S)
     sd = (q.unsqueeze(-2) * kd).sum(-1) * scale                                   # (B, h, C, k)
     p = torch.cat([s0, sd], -1).float().softmax(-1).to(v0.dtype)
@@ -126,79 +154,101 @@ def _block(q, k0, v0, kd, vd, allow, scale):
     return p[..., :S] @ v0 + (p[..., S:].unsqueeze(-1) * vd).sum(-2)               # (B, h, C, Dv)
 
 def _blocks(q, k0, v0, kd, vd, lay:TTTLayout, scale:float):
-    "Steps k >= 1 in blocks of rows over explicit scores, recomputed in backward unless `lay.explicit` and one block."
+    """Steps k >= 1 in blocks of rows over explicit scores, recomputed in backward unless
+    `lay.explicit` and one block."""
     B, h, N, _ = q.shape
-    rows, first = lay.rows, lay.starts.gather(1, lay.rows)                        # (B, N) each row's sample start
+    # (B, N) each row's sample start
+    rows, first = lay.rows, lay.starts.gather(1, lay.rows)
     C = max(16, BLOCK_ELEMENTS.get(q.device.type, 2**24) // max(B * h * lay.T, 1))
-    again = torch.is_grad_enabled() and not (lay.explicit and N <= C)             # memory bounded by one block either way
+    # memory bounded by one block either way
+    again = torch.is_grad_enabled() and not (lay.explicit and N <= C)
     out = []
     for r0 in range(0, N, C):
         r1 = min(N, r0 + C)
         lo, hi = int(first[:, r0:r1].min()), int(rows[:, r0:r1].max()) + 1
         p = torch.arange(lo, hi, device=q.device)
-        allow = ((p >= first[:, r0:r1, None]) & (p <= rows[:, r0:r1, None]))[:, None]   # (B, 1, C, hi - lo)
-        args = (q[:, :, r0:r1], k0[:, :, lo:hi], v0[:, :, lo:hi], kd[:, :, r0:r1], vd[:, :, r0:r1], allow, scale)
+        # (B, 1, C, hi - lo)
+        allow = ((p >= first[:, r0:r1, None]) & (p <= rows[:, r0:r1, None]))[:, None]
+        args = (q[:, :, r0:r1], k0[:, :, lo:hi], v0[:, :, lo:hi], kd[:, :, r0:r1], vd[:, :, r0:r1],
+                allow, scale)
         out.append(checkpoint(_block, *args, use_reentrant=False) if again else _block(*args))
     return torch.cat(out, 2)
 
 # %% ../nbs/06b_attention.ipynb #4e350a7d
 def _later(q, k, v, lay:TTTLayout, scale:float, rep:int, fused:bool|None=None):
-    "Step k >= 1: each kept row over its sample's step-0 keys up to its position, and its own k earlier steps' keys."
+    """Step k >= 1: each kept row over its sample's step-0 keys up to its position, and its own k
+    earlier steps' keys."""
     B, h, N, D = q.shape
     T, st, dv = lay.T, lay.step, v.shape[-1]
     if rep > 1: k, v = k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
-    kd = k[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)                        # (B, h, N, k, D): its own earlier keys
+    # (B, h, N, k, D): its own earlier keys
+    kd = k[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)
     vd = v[:, :, T:].unflatten(2, (st, N)).transpose(2, 3)
-    if lay.explicit or not (q.device.type in FUSED_DEVICES if fused is None else fused):   # short rows; or no kernel
+    # short rows; or no kernel
+    if lay.explicit or not (q.device.type in FUSED_DEVICES if fused is None else fused):
         return _blocks(q, k[:, :, :T], v[:, :, :T], kd, vd, lay, scale)
-    oa, la = _prefix_fused(q, k[:, :, :T], _widen(v[:, :, :T], D), lay, scale)    # (B, h, N, D), (B, h, N)
+    # (B, h, N, D), (B, h, N)
+    oa, la = _prefix_fused(q, k[:, :, :T], _widen(v[:, :, :T], D), lay, scale)
     sd = ((q.unsqueeze(-2) * kd).sum(-1) * scale).float()                         # (B, h, N, k)
     lse = torch.logaddexp(la.float(), sd.logsumexp(-1))
     own = ((sd - lse.unsqueeze(-1)).exp().unsqueeze(-1) * vd.float()).sum(-2)     # (B, h, N, dv)
     o = (la - lse).exp().unsqueeze(-1) * oa[..., :dv].float() + own
     return o.to(q.dtype)
 
-def ttt_attention(module, query, key, value, attention_mask, dropout:float=0.0, scaling:float|None=None, **kwargs):
-    "transformers attention function: a `TTTLayout` takes the kernels above, a mask tensor transformers' SDPA."
+def ttt_attention(module, query, key, value, attention_mask, dropout:float=0.0,
+                  scaling:float|None=None, **kwargs):
+    """transformers attention function: a `TTTLayout` takes the kernels above, a mask tensor
+    transformers' SDPA."""
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     lay = attention_mask
     if not isinstance(lay, TTTLayout):
-        return sdpa_attention_forward(module, query, key, value, lay, dropout=dropout, scaling=scaling, **kwargs)
+        return sdpa_attention_forward(module, query, key, value, lay, dropout=dropout,
+                                      scaling=scaling, **kwargs)
     scale = scaling if scaling is not None else query.shape[-1] ** -0.5
-    dev = query.device.type   # one dtype for the fused kernels: autocast's, as SDPA takes it under autocast
+    dev = query.device.type   # one dtype for the fused kernels: autocast's, as SDPA takes it under
+                              # autocast
     dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else query.dtype
     query, key, value = (x.to(dt) for x in (query, key, value))
     rep = query.shape[1] // key.shape[1]
-    o = _step0(query, key, value, lay, scale, rep) if lay.step == 0 else _later(query, key, value, lay, scale, rep)
-    return o.transpose(1, 2).contiguous(), None                                  # (B, T, h, Dv), as transformers returns
+    o = _step0(query, key, value, lay, scale, rep) if lay.step == 0 else _later(query, key, value,
+                                                                                lay, scale, rep)
+    # (B, T, h, Dv), as transformers returns
+    return o.transpose(1, 2).contiguous(), None
 
 def register_attention():
-    "Register `ttt_attention` with transformers under `ATTENTION` (the draft does it when it is built)."
+    """Register `ttt_attention` with transformers under `ATTENTION` (the draft does it when it is
+    built)."""
     from transformers import AttentionInterface
     AttentionInterface.register(ATTENTION, ttt_attention)
 
 # %% ../nbs/06b_attention.ipynb #095a508c
 PROBE_LENGTHS = (64, 128, 256, 512, 1024)   # row lengths `explicit_below` times, shortest first
 PROBE_TOKENS = 2048                          # tokens of each timed batch (rows x length)
-EVERY_ROW = 2**62                            # `explicit_below` where the fused kernel fails or disagrees: every row
+EVERY_ROW = 2**62                            # `explicit_below` where the fused kernel fails or
+                                             # disagrees: every row
 
 def _probe_rows(B:int, T:int, step:int, heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype, device:str)->tuple:
-    "Random q, k, v of one step k >= 1 (leaves in `dtype` on `device`) and its layout: B rows of T tokens, all kept."
+    """Random q, k, v of one step k >= 1 (leaves in `dtype` on `device`) and its layout: B rows of T
+    tokens, all kept."""
     g = torch.Generator().manual_seed(0)
     x = [torch.randn(B, h, n, d, generator=g).to(device, dtype).requires_grad_()
-         for h, n, d in ((heads, T, qk_dim), (kv_heads, (1 + step) * T, qk_dim), (kv_heads, (1 + step) * T, v_dim))]
+         for h, n, d in ((heads, T, qk_dim), (kv_heads, (1 + step) * T, qk_dim), (
+             kv_heads, (1 + step) * T, v_dim))]
     rows = torch.arange(T, device=device).expand(B, T)
     starts, real = torch.zeros_like(rows), torch.ones_like(rows, dtype=torch.bool)
     return x, TTTLayout(T, step, starts, rows, real)
 
 def _later_probe(x:list, lay:TTTLayout, heads:int, fused:bool, explicit:bool=False):
-    "The output of one step k >= 1 over `_probe_rows`' rows, as training runs it (under bf16 autocast for bf16)."
+    """The output of one step k >= 1 over `_probe_rows`' rows, as training runs it (under bf16
+    autocast for bf16)."""
     dev, (q, k, v) = x[0].device.type, x
     with torch.autocast(dev, dtype=torch.bfloat16, enabled=q.dtype == torch.bfloat16):
-        o = _later(q, k, v, replace(lay, explicit=explicit), q.shape[-1] ** -0.5, heads // k.shape[1], fused=fused)
+        o = _later(q, k, v, replace(lay, explicit=explicit), q.shape[-1] ** -0.5,
+                   heads // k.shape[1], fused=fused)
     return o
 
-def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dtype, device:str="cpu",
+def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dtype,
+                  device:str="cpu",
                   T:int=160, step:int=2)->dict:
     """One step k >= 1 on two random rows of `T` tokens by the fused kernel and by the block path over explicit scores:
     the relative differences (max |a - b| / max |b|) of the output and the three gradients; `error`: the kernel's."""
@@ -208,13 +258,16 @@ def compare_later(heads:int, kv_heads:int, qk_dim:int, v_dim:int, dtype:torch.dt
         o = _later_probe(x, lay, heads, fused).float()
         return [o, *torch.autograd.grad((o * w).sum(), x)]
     try: a = run(True)
-    except (RuntimeError, NotImplementedError) as e:   # e.g. a head width or a GPU the kernel does not take
+    except (RuntimeError, NotImplementedError) as e:   # e.g. a head width or a GPU the kernel does
+                                                       # not take
         return {"error": f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}"}
     b = run(False)
-    return dict(zip(("output", "grad_q", "grad_k", "grad_v"), (rel_diff(u, v) for u, v in zip(a, b))))
+    return dict(zip(("output", "grad_q", "grad_k", "grad_v"), (
+        rel_diff(u, v) for u, v in zip(a, b))))
 
 def later_agree(cmp:dict, dtype:torch.dtype)->bool:
-    "Whether `compare_later`'s figures are rounding apart: 1e-3 in float32, 5e-2 where matmuls round to 16 bits."
+    """Whether `compare_later`'s figures are rounding apart: 1e-3 in float32, 5e-2 where matmuls
+    round to 16 bits."""
     return "error" not in cmp and max(cmp.values()) <= (1e-3 if dtype == torch.float32 else 5e-2)
 
 @functools.cache
@@ -229,13 +282,14 @@ def explicit_below(heads:int,           # the draft's query heads
     where the fused kernel fails or disagrees with them (`compare_later`, said once); 0 on a device with no fused kernel."""
     if device not in FUSED_DEVICES: return 0
     if not later_agree(cmp := compare_later(heads, kv_heads, qk_dim, v_dim, dtype, device), dtype):
-        warnings.warn(f"the fused attention kernel ({device}, {str(dtype).split('.')[-1]}, {heads} heads of "
-                      f"{qk_dim}/{v_dim}) does not match explicit scores at steps k >= 1 ({cmp}): those steps run over "
-                      "explicit scores in blocks (exact, slower)")
+        warnings.warn(f"the fused attention kernel ({device}, {str(dtype).split('.')[-1]}, {heads} "
+                      f"heads of {qk_dim}/{v_dim}) does not match explicit scores at steps k >= 1 "
+                      f"({cmp}): those steps run over explicit scores in blocks (exact, slower)")
         return EVERY_ROW
     best = 0
     for T in PROBE_LENGTHS:
-        x, lay = _probe_rows(max(1, PROBE_TOKENS // T), T, 1, heads, kv_heads, qk_dim, v_dim, dtype, device)
+        x, lay = _probe_rows(max(1, PROBE_TOKENS // T), T, 1, heads, kv_heads, qk_dim, v_dim, dtype,
+                             device)
         def seconds(explicit:bool)->float:   # the faster of two timed runs after a warm-up
             ts = []
             for _ in range(3):

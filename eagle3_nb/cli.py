@@ -10,30 +10,39 @@ from jsonargparse import Namespace
 from .core import Eagle3Error, writer_lock
 from .options import SettingsParser, comma_lists, config_flag
 from .commands import (   # each stage's subcommand: what it does and its flags
-    cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate, cmd_extract, flags_extract,
-    cmd_train, flags_train, cmd_online, flags_online, cmd_export, flags_export, cmd_convert, flags_convert,
-    cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate, cmd_run, flags_run,
+    cmd_inspect, flags_inspect, cmd_derive, flags_derive, cmd_regenerate, flags_regenerate,
+    cmd_extract, flags_extract,
+    cmd_train, flags_train, cmd_online, flags_online, cmd_export, flags_export, cmd_convert,
+    flags_convert,
+    cmd_upgrade, flags_upgrade, cmd_verify, flags_verify, cmd_evaluate, flags_evaluate, cmd_run,
+    flags_run,
     cmd_demo, flags_demo)
 
 # %% auto #0
 __all__ = ['COMMANDS', 'PRODUCERS', 'command', 'parser', 'parse', 'main']
 
 # %% ../nbs/11_cli.ipynb #28517158
-COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert", "upgrade", "verify",
+COMMANDS = ("inspect", "derive", "regenerate", "extract", "train", "online", "export", "convert",
+            "upgrade", "verify",
             "evaluate", "run", "demo")   # as `eagle3 -h` lists them
 
 def command(name:str)->tuple:
-    "Subcommand `name`'s function `cmd_NAME`, the function that adds its flags `flags_NAME`, and its help: the docstring."
+    """Subcommand `name`'s function `cmd_NAME`, the function that adds its flags `flags_NAME`, and
+    its help: the docstring."""
     fn = globals()[f"cmd_{name}"]
     return fn, globals()[f"flags_{name}"], fn.__doc__.rstrip(".")
 
-def parser(only:str|None=None, # a subcommand: only its settings' options (the others' need not import their stage)
+def parser(only:str|None=None, # a subcommand: only its settings' options (the others' need not
+                               # import their stage)
            preset:str="auto",     # `eagle3 run`'s preset: its settings are the defaults
-           device:str="auto",     # `eagle3 run`'s device (`auto` picks the cpu or the gpu preset by it)
+           device:str="auto",     # `eagle3 run`'s device (`auto` picks the cpu or the gpu preset by
+                                  # it)
           )->SettingsParser:
-    "The `eagle3` argument parser: every subcommand's options, or with `only` those of one subcommand."
-    about = ("EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config FILE (YAML or JSON) of "
-             "its options, and --print_config; flags given on the command line win.")
+    """The `eagle3` argument parser: every subcommand's options, or with `only` those of one
+    subcommand."""
+    about = ("EAGLE-3 drafts that provably load and work in vLLM. Every subcommand takes --config "
+             "FILE (YAML or JSON) of its options, and --print_config; flags given on the command "
+             "line win.")
     p = SettingsParser(prog="eagle3", description=about)
     sub = p.add_subcommands(dest="cmd")
     p.commands = {}   # name -> its parser (its list flags: `comma_lists`)
@@ -41,7 +50,8 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
         fn, flags, help = command(name)
         s = SettingsParser(description=help)
         config_flag(s)
-        on = only is None or only == name   # a stage's settings import its module: torch, transformers
+        on = only is None or only == name   # a stage's settings import its module: torch,
+                                            # transformers
         flags(s, settings=on, **({"preset": preset, "device": device} if name == "run" else {}))
         sub.add_subcommand(name, s, help=help)
         p.commands[name] = s
@@ -49,14 +59,17 @@ def parser(only:str|None=None, # a subcommand: only its settings' options (the o
     return p
 
 def parse(argv:list|None=None)->Namespace:
-    "The subcommand's options (`cmd`: its name, `fn`: its function): a parser built for it and, for `run`, its preset."
+    """The subcommand's options (`cmd`: its name, `fn`: its function): a parser built for it and,
+    for `run`, its preset."""
     argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     for flag in ("--preset", "--device", "--config"): pre.add_argument(flag)
     pre.add_argument("cmd", nargs="?")
     k = pre.parse_known_args(argv)[0]
-    f = _settings_file(k.config) if k.config and k.cmd == "run" else {}   # a file may name the preset and the device
-    named = {x: getattr(k, x) or (f[x] if isinstance(f.get(x), str) else "auto") for x in ("preset", "device")}
+    # a file may name the preset and the device
+    f = _settings_file(k.config) if k.config and k.cmd == "run" else {}
+    named = {x: getattr(k, x) or (f[x] if isinstance(f.get(x), str) else "auto") for x in (
+        "preset", "device")}
     p = parser(k.cmd if k.cmd in COMMANDS else "", named["preset"], named["device"])
     ns = p.parse_args(comma_lists(argv, p.commands[k.cmd].lists) if k.cmd in COMMANDS else argv)
     a = ns[ns.cmd]
@@ -64,7 +77,8 @@ def parse(argv:list|None=None)->Namespace:
     return a
 
 def _settings_file(path:str)->dict:
-    "A --config file's top-level settings, where it reads as a mapping (the parser reports what it cannot read)."
+    """A --config file's top-level settings, where it reads as a mapping (the parser reports what it
+    cannot read)."""
     import yaml
     try: d = yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError): return {}
@@ -79,35 +93,44 @@ def main(argv:list|None=None)->int:
             warnings.simplefilter("default")   # each warning once per place, not once per call
             for c in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
                 warnings.filterwarnings("ignore", category=c)
-            warnings.showwarning = lambda m, *_a, **_k: print(f"eagle3: warning: {m}", file=sys.stderr)
+            warnings.showwarning = lambda m, *_a, **_k: print(f"eagle3: warning: {m}",
+                                                              file=sys.stderr)
             with _writer(a, argv): rc = a.fn(a)
     except (Eagle3Error, OSError) as e:
         print(f"eagle3: error: {e}", file=sys.stderr); rc = 2
     return rc
 
-PRODUCERS = ("regenerate", "extract")   # the subcommands one of several producers runs, each writing its own part
+PRODUCERS = ("regenerate", "extract")   # the subcommands one of several producers runs, each
+                                        # writing its own part
 
 def _launched(a:Namespace)->Namespace:
-    "A producer (`regenerate`, `extract`) given no --shard takes its launcher's numbering (torchrun, a Slurm array), said once."
+    """A producer (`regenerate`, `extract`) given no --shard takes its launcher's numbering
+    (torchrun, a Slurm array), said once."""
     if a.cmd in PRODUCERS and getattr(a, "shard", None) is None:
         from eagle3_nb.producers import launcher_shard
         if s := launcher_shard():
-            a.shard = s; print(f"{a.cmd}: producer {s}, as the launcher numbers this process", file=sys.stderr)
+            a.shard = s
+            print(f"{a.cmd}: producer {s}, as the launcher numbers this process", file=sys.stderr)
     return a
 
 def _writer(a, argv:list|None):
-    "The writer lock of a subcommand's `--out` (run and demo lock their run directory), under torchrun rank 0's; one of "
+    """The writer lock of a subcommand's `--out` (run and demo lock their run directory), under
+    torchrun rank 0's; one of"""
     "several producers (`regenerate`/`extract --shard I/N`, or its launcher's numbering: `_launched`) locks its own part."
-    out, cmd = getattr(a, "out", None), " ".join(["eagle3"] + (sys.argv[1:] if argv is None else list(argv)))
+    out, cmd = getattr(a, "out", None), " ".join(["eagle3"] + (
+        sys.argv[1:] if argv is None else list(argv)))
     if out and a.cmd in PRODUCERS:
         from eagle3_nb.producers import parse_shard, part_dir, part_path
         i, n = parse_shard(getattr(a, "shard", None))
         return writer_lock((part_path if a.cmd == "regenerate" else part_dir)(Path(out), i, n), cmd)
-    if out and a.cmd == "online" and a.get("extract.shard"):   # an online producer of several: its own lock
+    if out and a.cmd == "online" and a.get("extract.shard"):   # an online producer of several: its
+                                                               # own lock
         from eagle3_nb.producers import parse_shard, part_path
-        return writer_lock(part_path(Path(out)/"stream"/"producer", *parse_shard(a.get("extract.shard"))), cmd)
+        return writer_lock(part_path(Path(out)/"stream"/"producer", *parse_shard(
+            a.get("extract.shard"))), cmd)
     if not out or os.environ.get("RANK", "0") != "0": return contextlib.nullcontext()
     return writer_lock(out, cmd)
 
 if __name__ == "__main__" and "IPython" not in sys.modules:
-    sys.exit(main())  # `python -m eagle3_nb.cli`, `torchrun -m eagle3_nb.cli train ...`; not when a notebook runs it
+    sys.exit(main())  # `python -m eagle3_nb.cli`, `torchrun -m eagle3_nb.cli train ...`; not when a
+                      # notebook runs it

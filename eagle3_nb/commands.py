@@ -6,12 +6,15 @@
 from __future__ import annotations
 import argparse, json, sys, typing
 from pathlib import Path
-from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error, read_json
+from .core import (ANSWER_TOKENS, HELDOUT_PROMPTS, SAME_TAU, SPEC_TOKENS, Eagle3Error,
+                            read_json)
 from .speed import CONCURRENCY
 from jsonargparse import Namespace
-from .options import SettingsParser, add_fields, dotted, engine_config, engine_options, given
+from .options import (SettingsParser, add_fields, dotted, engine_config, engine_options,
+                               given)
 from .derive import DraftShape
-from .reference import fixture, inspect_draft, save_spec, spec_problems, spec_table, spec_to_json
+from .reference import (fixture, inspect_draft, save_spec, spec_problems, spec_table,
+                                 spec_to_json)
 
 # %% auto #0
 __all__ = ['DRAFT_CONFIG_FLAGS', 'cmd_inspect', 'flags_inspect', 'cmd_derive', 'flags_derive', 'draft_config_flags',
@@ -33,7 +36,8 @@ def cmd_inspect(a)->int:
 def flags_inspect(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 inspect`'s flags."
     s.add_argument("path", help="draft directory, its config.json, or a Hub repo id")
-    s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, problems}")
+    s.add_argument("--json", action="store_true",
+                   help="one JSON object: {config, tensors, problems}")
 
 # %% ../nbs/11b_commands.ipynb #7dcd916e
 def cmd_derive(a)->int:
@@ -44,42 +48,57 @@ def cmd_derive(a)->int:
     if a.out:
         out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
         d.config.to_json_file(out/"config.json"); save_spec(s, out/"expected_spec.json")
-    if a.json: print(json.dumps({**spec_to_json(s), "notes": d.notes, "draft_config": d.config.to_dict()}, indent=1))
-    else: print(spec_table(s)); print("\nrules applied:"); print("\n".join(f"- {n}" for n in d.notes))
+    if a.json:
+        print(json.dumps({**spec_to_json(s), "notes": d.notes, "draft_config": d.config.to_dict()}, indent=1))
+    else:
+        print(spec_table(s))
+        print("\nrules applied:")
+        print("\n".join(f"- {n}" for n in d.notes))
     return 0
 
 def flags_derive(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 derive`'s flags."
     draft_config_flags(s, required=True, layers=True)
     s.add_argument("--out", help="write config.json and expected_spec.json into this directory")
-    s.add_argument("--json", action="store_true", help="one JSON object: {config, tensors, notes, draft_config}")
+    s.add_argument("--json", action="store_true",
+                   help="one JSON object: {config, tensors, notes, draft_config}")
 
 # `draft_config_flags`': the draft's shape and where it comes from, not a stage's settings
 DRAFT_CONFIG_FLAGS = ("verifier", "reference", *DraftShape.__dataclass_fields__)
 
 def draft_config_flags(s:SettingsParser,     # the subcommand's parser
-                       required:bool=False,  # --verifier required (`derive`: there is no default to derive for)
-                       layers:bool=False,    # --aux-layer-ids too (`train` and `online` read them from their data)
+                       required:bool=False,  # --verifier required (`derive`: there is no default to
+                                             # derive for)
+                       layers:bool=False,    # --aux-layer-ids too (`train` and `online` read them
+                                             # from their data)
                       ):
-    "The flags of the subcommands that derive a draft config: its verifier, a reference, every `DraftShape` field."
-    s.add_argument("--verifier", required=required, help="verifier directory, config.json or Hub repo id" +
+    """The flags of the subcommands that derive a draft config: its verifier, a reference, every
+    `DraftShape` field."""
+    s.add_argument("--verifier", required=required,
+                   help="verifier directory, config.json or Hub repo id" +
                    ("" if required else " (default: the embedded SmolLM2)"))
-    s.add_argument("--reference", help="reference draft whose choices win (dir, config.json or Hub id)")
+    s.add_argument("--reference",
+                   help="reference draft whose choices win (dir, config.json or Hub id)")
     add_fields(s, DraftShape, skip=() if layers else ("aux_layer_ids",))
 
 def verifier_of(a):
-    "The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached on first use)."
+    """The subcommand's `--verifier`, else the embedded SmolLM2 (converted from its GGUF and cached
+    on first use)."""
     from eagle3_nb.embedded import embedded_verifier
     from eagle3_nb.verifier import Verifier
-    return Verifier.of(a.verifier or embedded_verifier())   # read and checked once, for the whole command
+    return Verifier.of(a.verifier or embedded_verifier())   # read and checked once, for the whole
+                                                            # command
 
 def derivation(a, **rules):
-    "The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no verifier is given)."
+    """The draft config that `draft_config_flags`' flags ask for (the embedded SmolLM2 where no
+    verifier is given)."""
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.verifier import load_tokenizer
     v = verifier_of(a)
-    tok = load_tokenizer(v, a.get("trust_remote_code") or False) if a.parallel_drafting else None   # its mask token
-    return derive_draft_config(v, reference=a.reference, shape=DraftShape.of(a, **rules), tokenizer=tok)
+    # its mask token
+    tok = load_tokenizer(v, a.get("trust_remote_code") or False) if a.parallel_drafting else None
+    return derive_draft_config(v, reference=a.reference, shape=DraftShape.of(a, **rules),
+                               tokenizer=tok)
 
 # %% ../nbs/11b_commands.ipynb #158e60a6
 def _cuda()->bool:
@@ -91,26 +110,40 @@ def flags_verify(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("checkpoint", help="draft directory")
     s.add_argument("--verifier", required=True, help="verifier directory, config.json or Hub id")
     s.add_argument("--reference", help="reference draft")
-    s.add_argument("--data", help="extraction directory the draft was trained on (conventions, embedding)")
+    s.add_argument("--data",
+                   help="extraction directory the draft was trained on (conventions, embedding)")
     s.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
-                   help="where vLLM will serve the draft (attention backends, KV cache); auto: the installed "
-                        "vLLM's platform")
+                   help="where vLLM will serve the draft (attention backends, KV cache); auto: the "
+                        "installed vLLM's platform")
     s.add_argument("--probe", action="store_true",
-                   help="also serve the pair in vLLM on held-out prompts and compare its acceptance with the trained "
-                        "PyTorch draft's (a gap above --probe-tol is an error)")
-    s.add_argument("--probe-prompts", type=int, default=16, help="held-out prompts the probe serves")
-    s.add_argument("--probe-tol", type=float, default=SAME_TAU, help="largest |tau vLLM - tau offline| taken as the "
+                   help="also serve the pair in vLLM on held-out prompts and compare its "
+                        "acceptance with the trained PyTorch draft's (a gap above --probe-tol is "
+                        "an error)")
+    s.add_argument("--probe-prompts", type=int, default=16,
+                   help="held-out prompts the probe serves")
+    s.add_argument("--probe-tol", type=float, default=SAME_TAU,
+                   help="largest |tau vLLM - tau offline| taken as the "
                                                                  "same computation")
-    s.add_argument("--trained", help="training run directory (checkpoint.pt: the config trained with); default: "
+    s.add_argument("--trained",
+                   help="training run directory (checkpoint.pt: the config trained with); default: "
                                      "the draft's parent")
-    s.add_argument("--dtype", choices=["bfloat16", "float32", "float16"], help="the dtype vLLM will serve in (its rules for "
-                   "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a GPU, else float32 "
-                   "or what an MLA verifier needs")
-    s.add_argument("--trust-remote-code", action="store_true", help="run code the verifier ships (the probe loads it)")
-    s.add_argument("--tensor-parallel-size", type=int, help="ranks vLLM will shard the verifier and the draft over "
-                   "(checked against their heads and the draft's vocabulary; the probe serves so); default: one")
-    s.add_argument("--chat-template-kwargs", type=typing.Optional[dict], help="the chat template switches the draft will be served "
-                   "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones --data was rendered with")
+    s.add_argument("--dtype", choices=["bfloat16", "float32", "float16"],
+                   help="the dtype vLLM will serve in (its rules for "
+                   "an MLA verifier depend on it); default: any it can; the probe: bfloat16 on a "
+                   "GPU, else float32 or what an MLA verifier needs")
+    s.add_argument("--trust-remote-code", action="store_true",
+                   help="run code the verifier ships (the probe loads it)")
+    s.add_argument("--tensor-parallel-size", type=int,
+                   help="ranks vLLM will shard the verifier and the draft over "
+                   "(checked against their heads and the draft's vocabulary; the probe serves so); "
+                   "default: one")
+    s.add_argument("--num-speculative-tokens", type=int,
+                   help="the tokens a step the draft will be asked for (a DFlash draft: at most its "
+                        "block_size - 1); default: not checked")
+    s.add_argument("--chat-template-kwargs", type=typing.Optional[dict],
+                   help="the chat template switches the draft will be served "
+                   "with (JSON, e.g. '{\"enable_thinking\": false}'): compared with the ones "
+                   "--data was rendered with")
     s.add_argument("--json", action="store_true", help="JSON report")
 
 # %% ../nbs/11b_commands.ipynb #e752b877
@@ -118,14 +151,16 @@ def cmd_verify(a)->int:
     "Check a draft against its verifier, vLLM's rules, its data and a reference; exit 1 on any error."
     from eagle3_nb.verify import verify
     v = verifier_of(a)
-    rep = verify(a.checkpoint, v, reference=a.reference, data=a.data, device=a.device, dtype=a.dtype,
-                 chat_template_kwargs=a.chat_template_kwargs)
+    rep = verify(a.checkpoint, v, reference=a.reference, data=a.data, device=a.device,
+                 dtype=a.dtype,
+                 chat_template_kwargs=a.chat_template_kwargs, k=a.num_speculative_tokens)
     tp = a.tensor_parallel_size or 1
     if tp > 1:   # the shards vLLM will cut: the verifier's heads, the draft's lm_head rows
         from eagle3_nb.engine import check_tensor_parallel
         from eagle3_nb.verify import Finding
         try: check_tensor_parallel(v, tp, a.checkpoint)
-        except Eagle3Error as e: rep.findings.append(Finding("vllm", "tensor_parallel_size", tp, None, "error", str(e)))
+        except Eagle3Error as e:
+            rep.findings.append(Finding("vllm", "tensor_parallel_size", tp, None, "error", str(e)))
     if a.probe and not rep.ok: print("probe skipped: the errors above come first", file=sys.stderr)
     elif a.probe:
         import tempfile
@@ -133,17 +168,20 @@ def cmd_verify(a)->int:
         from eagle3_nb.evaluate import probe_acceptance
         from eagle3_nb.vllm_support import serving_dtype
         from eagle3_nb.prompts import prompt_records
-        prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", a.probe_prompts)]
+        prompts = [r["messages"][0]["content"] for r in prompt_records(
+            "default", "heldout", a.probe_prompts)]
         dev = "cuda" if a.device == "cuda" or (a.device == "auto" and _cuda()) else "cpu"
         with tempfile.TemporaryDirectory() as tmp:
             p = probe_acceptance(v, a.checkpoint, prompts, tmp, data=a.data, trained=a.trained,
-                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(v, dev), device=dev,
+                                 tol=a.probe_tol, dtype=a.dtype or serving_dtype(v, dev),
+                                 device=dev,
                                  engine=EngineConfig(trust_remote_code=a.trust_remote_code,
                                                      tensor_parallel_size=tp,
                                                      chat_template_kwargs=a.chat_template_kwargs or {}))
         rep.checks.append("acceptance")
-        print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained (gap {p['gap']:+.3f}, "
-              f"tolerance {p['tol']}) on {p['prompts']} held-out prompts", file=sys.stderr)
+        print(f"probe: tau {p['vllm']:.3f} in vLLM, {p['offline']:.3f} for the draft as trained "
+              f"(gap {p['gap']:+.3f}, tolerance {p['tol']}) on {p['prompts']} held-out prompts",
+              file=sys.stderr)
         if p["finding"]: rep.findings.append(p["finding"])
     print(json.dumps(rep.to_json(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.ok else 1
@@ -156,7 +194,8 @@ def cmd_regenerate(a)->int:
     g = given(a, ("prompts", "split", "limit", "verifier", "out", "states_out"))
     eng, x = engine_config(g), g.pop("extract", {})
     cfg, v = RegenConfig(**g, engine=eng), verifier_of(a)
-    if "self" in a.prompts.split("+"):   # the verifier writes them, next to --out, away from the shipped held-out ones
+    if "self" in a.prompts.split("+"):   # the verifier writes them, next to --out, away from the
+                                         # shipped held-out ones
         from eagle3_nb.self_prompts import SelfPromptConfig, source_records
         shipped = prompt_records("default", "heldout") + prompt_records("handwritten", "heldout")
         held = [r["messages"][0]["content"] for r in shipped]
@@ -166,21 +205,28 @@ def cmd_regenerate(a)->int:
     if a.states_out:   # answers and hidden states in one vLLM session
         from eagle3_nb.shards import ExtractConfig
         from eagle3_nb.vllm_extract import regenerate_and_extract
-        print(json.dumps(regenerate_and_extract(recs, v, a.out, a.states_out, cfg, ExtractConfig(**x, engine=eng))))
+        print(json.dumps(regenerate_and_extract(recs, v, a.out, a.states_out, cfg, ExtractConfig(
+            **x, engine=eng))))
     else: print(regenerate(recs, v, a.out, cfg))
     return 0
 
 def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
-    "`eagle3 regenerate`'s flags; with `settings`, those of `RegenConfig` and (under `extract.`) `ExtractConfig`."
-    s.add_argument("--prompts", default="default", help="'default' (shipped set), 'self' (the verifier writes them, "
-                   "needs --limit), a .json/.jsonl file, a datasets dir or Hub dataset id; 'default+self': equal "
-                   "shares")
-    s.add_argument("--split", default="train", help="'train'/'heldout' of the shipped set, or the dataset split")
+    """`eagle3 regenerate`'s flags; with `settings`, those of `RegenConfig` and (under `extract.`)
+    `ExtractConfig`."""
+    s.add_argument("--prompts", default="default",
+                   help="'default' (shipped set), 'self' (the verifier writes them, "
+                   "needs --limit), a .json/.jsonl file, a datasets dir or Hub dataset id; "
+                   "'default+self': equal shares")
+    s.add_argument("--split", default="train",
+                   help="'train'/'heldout' of the shipped set, or the dataset split")
     s.add_argument("--limit", type=int, help="only the first N prompts")
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     s.add_argument("--out", required=True, help="JSONL file (appended to: re-running resumes)")
-    s.add_argument("--states-out", help="also store the answers' hidden states here, from the same vLLM session (the "
-                                        "verifier loaded once; extraction options under --extract.*)")
+    s.add_argument("--states-out",
+                   help="also store the answers' hidden states here, from the same vLLM session "
+                        "(the "
+                                        "verifier loaded once; extraction options under "
+                                        "--extract.*)")
     if settings:
         from eagle3_nb.regeneration import RegenConfig
         from eagle3_nb.shards import ExtractConfig
@@ -189,7 +235,8 @@ def flags_regenerate(s:argparse.ArgumentParser, settings:bool):
 
 # %% ../nbs/11b_commands.ipynb #a27741fe
 def extract_config(a):
-    "The `ExtractConfig` of an `eagle3 extract` command line (vLLM's start-up flags by vLLM's names)."
+    """The `ExtractConfig` of an `eagle3 extract` command line (vLLM's start-up flags by vLLM's
+    names)."""
     from eagle3_nb.shards import ExtractConfig
     g = given(a, ("conversations", "verifier", "out"))
     eng = engine_config(g)   # first: it takes vLLM's options out of `g`
@@ -203,7 +250,8 @@ def cmd_extract(a)->int:
 
 def flags_extract(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 extract`'s flags; with `settings`, those of `ExtractConfig`."
-    s.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
+    s.add_argument("--conversations", required=True,
+                   help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
     s.add_argument("--out", required=True, help="shard directory (re-running resumes)")
     if settings:
@@ -218,7 +266,8 @@ def cmd_train(a)->int:
     g = given(a, ("data", "out", *DRAFT_CONFIG_FLAGS))
     cfg = TrainConfig(**g)   # the settings checked before any file is read
     ids = read_manifest(a.data).get("aux_layer_ids")   # the layers the data hold are the draft's
-    if not isinstance(ids, list): raise Eagle3Error(f"{a.data}/manifest.json names no aux_layer_ids: extract the data again")
+    if not isinstance(ids, list):
+        raise Eagle3Error(f"{a.data}/manifest.json names no aux_layer_ids: extract the data again")
     r = train(a.data, derivation(a, aux_layer_ids=ids).config, a.out, cfg)
     print(f"{r['steps']} steps, draft exported to {r['draft']}")
     return 0
@@ -226,7 +275,8 @@ def cmd_train(a)->int:
 def flags_train(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 train`'s flags; with `settings`, those of `TrainConfig`."
     s.add_argument("--data", required=True, help="shard directory written by `extract`")
-    s.add_argument("--out", required=True, help="run directory: checkpoint.pt (resumed), history.json, draft/")
+    s.add_argument("--out", required=True,
+                   help="run directory: checkpoint.pt (resumed), history.json, draft/")
     draft_config_flags(s)
     if settings:
         from eagle3_nb.train import TrainConfig
@@ -234,11 +284,13 @@ def flags_train(s:argparse.ArgumentParser, settings:bool):
 
 # %% ../nbs/11b_commands.ipynb #edad35f0
 def online_configs(a)->tuple:
-    "(ExtractConfig, TrainConfig) of an `eagle3 online` command line: extract options under `extract.`, vLLM's flat."
+    """(ExtractConfig, TrainConfig) of an `eagle3 online` command line: extract options under
+    `extract.`, vLLM's flat."""
     from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.train import TrainConfig
     g = given(a, ("conversations", "out", "max_disk_gb", "producers", *DRAFT_CONFIG_FLAGS))
-    eng, x = engine_config(g, keep=("seed",)), g.pop("extract", {})   # --seed is training's here, not vLLM's
+    # --seed is training's here, not vLLM's
+    eng, x = engine_config(g, keep=("seed",)), g.pop("extract", {})
     return ExtractConfig(**x, engine=eng), TrainConfig(**g)
 
 def cmd_online(a)->int:
@@ -246,27 +298,37 @@ def cmd_online(a)->int:
     from eagle3_nb.online import train_online
     xc, tc = online_configs(a)
     d = derivation(a, aux_layer_ids=xc.layer_ids)
-    r = train_online(a.conversations, verifier_of(a), d.config, a.out, a.max_disk_gb, xc, tc, producers=a.producers)
+    r = train_online(a.conversations, verifier_of(a), d.config, a.out, a.max_disk_gb, xc, tc,
+                     producers=a.producers)
     done = (f"producer {r['produced']}: {r['passes']} passes written" if "produced" in r else
             f"{r['steps']} steps, draft exported to {r['draft']}")
-    print(f"{done}; shards on disk peaked at {r['disk_high_water'] / 2**30:.3f} GiB (bound {a.max_disk_gb} GiB)")
+    print(f"{done}; shards on disk peaked at {r['disk_high_water'] / 2**30:.3f} GiB (bound "
+          f"{a.max_disk_gb} GiB)")
     return 0
 
 def flags_online(s:argparse.ArgumentParser, settings:bool):
-    "`eagle3 online`'s flags; with `settings`, those of `TrainConfig` and (under `extract.`) `ExtractConfig`."
-    s.add_argument("--conversations", required=True, help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
-    s.add_argument("--out", required=True, help="run directory: stream/ (the window of shards), train/ (as `train`)")
-    s.add_argument("--max-disk-gb", type=float, required=True, help="shards on disk at once, at most (GiB), all producers")
-    s.add_argument("--producers", type=int, default=1, help="1: the trainer starts its producer; N > 1: N producers, each "
-                   "started apart with this command and --shard I/N (the trainers with --producers N)")
+    """`eagle3 online`'s flags; with `settings`, those of `TrainConfig` and (under `extract.`)
+    `ExtractConfig`."""
+    s.add_argument("--conversations", required=True,
+                   help="JSONL written by `regenerate` (or any {id, messages} JSONL)")
+    s.add_argument("--out", required=True,
+                   help="run directory: stream/ (the window of shards), train/ (as `train`)")
+    s.add_argument("--max-disk-gb", type=float, required=True,
+                   help="shards on disk at once, at most (GiB), all producers")
+    s.add_argument("--producers", type=int, default=1,
+                   help="1: the trainer starts its producer; N > 1: N producers, each "
+                   "started apart with this command and --shard I/N (the trainers with --producers "
+                   "N)")
     s.add_argument("--shard", dest="extract.shard", metavar="I/N",
-                   help="be producer I of N: extract this seeded share, pass after pass, within a Nth of --max-disk-gb")
+                   help="be producer I of N: extract this seeded share, pass after pass, within a "
+                        "Nth of --max-disk-gb")
     draft_config_flags(s)
     if settings:
         from eagle3_nb.shards import ExtractConfig
         from eagle3_nb.train import TrainConfig
         add_fields(s, TrainConfig, skip=("shuffle",))
-        add_fields(s, ExtractConfig, prefix="extract.", skip=("seed", "extract.shard"), flat=("engine",))
+        add_fields(s, ExtractConfig, prefix="extract.", skip=("seed", "extract.shard"),
+                   flat=("engine",))
 
 # %% ../nbs/11b_commands.ipynb #ea9fee14
 def cmd_export(a)->int:
@@ -274,8 +336,8 @@ def cmd_export(a)->int:
     from eagle3_nb.convert import export_checkpoint
     ck = Path(a.run)/"checkpoint.pt" if Path(a.run).is_dir() else Path(a.run)
     if not ck.is_file():
-        raise Eagle3Error(f"{ck} does not exist; pass the --out directory of `eagle3 train` (it holds checkpoint.pt) "
-                          "or a checkpoint.pt file")
+        raise Eagle3Error(f"{ck} does not exist; pass the --out directory of `eagle3 train` (it "
+                          "holds checkpoint.pt) or a checkpoint.pt file")
     return _shown(export_checkpoint(ck, a.out, a.format, verifier=a.verifier_id, dtype=a.dtype,
                                     embed_tokens=a.embed_tokens))
 
@@ -284,13 +346,16 @@ def flags_export(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("run", help="training run directory (its checkpoint.pt) or a checkpoint.pt file")
     s.add_argument("--format", default="vllm", choices=["vllm", "speculators"])
     draft_out_flags(s, default="bfloat16")
-    s.add_argument("--embed-tokens", action="store_true", help="include the (frozen) embedding; by default vLLM "
+    s.add_argument("--embed-tokens", action="store_true",
+                   help="include the (frozen) embedding; by default vLLM "
                                                                "shares the verifier's")
 
 def draft_out_flags(s:argparse.ArgumentParser, **dtype):
-    "The flags `export` and `convert` share: the draft directory written, the verifier's id, the dtype (`dtype`: its own)."
+    """The flags `export` and `convert` share: the draft directory written, the verifier's id, the
+    dtype (`dtype`: its own)."""
     s.add_argument("--out", required=True, help="draft directory to write")
-    s.add_argument("--verifier-id", help="speculators: the verifier's Hub id or path, recorded in the config")
+    s.add_argument("--verifier-id",
+                   help="speculators: the verifier's Hub id or path, recorded in the config")
     s.add_argument("--dtype", choices=["bfloat16", "float16", "float32"], **dtype)
 
 def _shown(draft:Path)->int:
@@ -308,7 +373,8 @@ def flags_convert(s:argparse.ArgumentParser, settings:bool):
     s.add_argument("src", help="draft directory (vLLM-native or speculators)")
     s.add_argument("--to", default="vllm", choices=["vllm", "speculators"])
     draft_out_flags(s, help="re-cast floating tensors (default: keep)")
-    s.add_argument("--k", type=int, default=SPEC_TOKENS, help="speculators: speculative tokens of the default proposal "
+    s.add_argument("--k", type=int, default=SPEC_TOKENS,
+                   help="speculators: speculative tokens of the default proposal "
                    "method (default: %(default)s)")
 
 # %% ../nbs/11b_commands.ipynb #6dbcf021
@@ -329,54 +395,73 @@ def cmd_evaluate(a)->int:
     from eagle3_nb.evaluate import evaluate_draft, speed_line
     from eagle3_nb.prompts import BENCH_SETS, SHIPPED_SETS, prompt_records
     named = a.prompt_set in (*SHIPPED_SETS, *BENCH_SETS)
-    split = "heldout" if named else a.split   # a named set: its held-out part (the benchmarks: all of it)
+    split = "heldout" if named else a.split   # a named set: its held-out part (the benchmarks: all
+                                              # of it)
     eng = engine_config(given(a))
     n = a.prompts if a.prompts is not None else (0 if a.prompt_set in BENCH_SETS else HELDOUT_PROMPTS)
     recs = prompt_records(a.prompt_set, split, n)
     cats = [r["category"] for r in recs] if all("category" in r for r in recs) else None
-    ev = evaluate_draft(verifier_of(a), a.draft, [r["messages"][0]["content"] for r in recs], a.heldout_data, a.out,
+    ev = evaluate_draft(verifier_of(a), a.draft, [r["messages"][0]["content"] for r in recs],
+                        a.heldout_data, a.out,
                         k=a.k, max_tokens=a.max_tokens, device=a.device, dtype=a.dtype, engine=eng,
-                        concurrency=a.concurrency, concurrency_prompts=a.concurrency_prompts, categories=cats)
+                        concurrency=a.concurrency, concurrency_prompts=a.concurrency_prompts,
+                        categories=cats)
     print(json.dumps(ev, indent=1))
     v = ev["vllm"]
-    print(f"{a.prompt_set}: speedup {speed_line(ev)}; mean acceptance length {v['mean_acceptance_length']:.3f} pooled "
-          f"(vLLM's count), {v['mean_acceptance_length_per_request']:.3f} per request (SpecForge's average); "
+    print(f"{a.prompt_set}: speedup {speed_line(ev)}; mean acceptance length "
+          f"{v['mean_acceptance_length']:.3f} pooled (vLLM's count), "
+          f"{v['mean_acceptance_length_per_request']:.3f} per request (SpecForge's average); "
           f"{a.out}/summary.md")
     return 0
 
 def flags_evaluate(s:argparse.ArgumentParser, settings:bool):
     "`eagle3 evaluate`'s flags; with `settings`, vLLM's start-up options (`EngineConfig`)."
     s.add_argument("--draft", required=True, help="draft directory")
-    s.add_argument("--heldout-data", help="extraction dir of the prompts' greedy answers for the offline estimate "
-                   "(default: extract the baseline run's own answers into OUT/hidden_states_heldout)")
+    s.add_argument("--heldout-data",
+                   help="extraction dir of the prompts' greedy answers for the offline estimate "
+                   "(default: extract the baseline run's own answers into "
+                   "OUT/hidden_states_heldout)")
     s.add_argument("--verifier", help="verifier dir or Hub id (default: the embedded SmolLM2)")
-    s.add_argument("--out", required=True, help="metrics directory: metrics.json, summary.md, plots")
-    s.add_argument("--prompt-set", default="default", help="'default' (the shipped held-out split), 'handwritten' "
-                   "(48 prompts written apart from the training templates), 'mt-bench' (its 80 first turns), "
-                   "'humaneval' (its 164 problems), a .json/.jsonl file or dataset")
+    s.add_argument("--out", required=True,
+                   help="metrics directory: metrics.json, summary.md, plots")
+    s.add_argument("--prompt-set", default="default",
+                   help="'default' (the shipped held-out split), 'handwritten' "
+                   "(48 prompts written apart from the training templates), 'mt-bench' (its 80 "
+                   "first turns), 'humaneval' (its 164 problems), a .json/.jsonl file or dataset")
     s.add_argument("--split", default="test", help="dataset split for --prompt-set")
-    s.add_argument("--prompts", type=int, help=f"first N prompts (default: all of mt-bench and humaneval, else "
+    s.add_argument("--prompts", type=int,
+                   help=f"first N prompts (default: all of mt-bench and humaneval, else "
                                                 f"{HELDOUT_PROMPTS}; 0: all)")
-    s.add_argument("--concurrency", type=list[int], default=list(CONCURRENCY), help="requests in flight at each speed "
-                   "level, with and without the draft, e.g. 1,8,64 (default); the lowest is the headline")
-    s.add_argument("--concurrency-prompts", type=typing.Optional[list[int]], help="prompts each level serves, one "
-                   "number a level (default: one wave of its concurrency, at least 8; all of them at the highest)")
+    s.add_argument("--concurrency", type=list[int], default=list(CONCURRENCY),
+                   help="requests in flight at each speed "
+                   "level, with and without the draft, e.g. 1,8,64 (default); the lowest is the "
+                   "headline")
+    s.add_argument("--concurrency-prompts", type=typing.Optional[list[int]],
+                   help="prompts each level serves, one "
+                   "number a level (default: one wave of its concurrency, at least 8; all of them "
+                   "at the highest)")
     s.lists |= {"--concurrency", "--concurrency-prompts"}
-    s.add_argument("--k", type=int, default=SPEC_TOKENS, help="speculative tokens (default: %(default)s)")
-    s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS, help="answer length (default: %(default)s)")
-    s.add_argument("--device", default="cpu", help="where the held-out answers are extracted: cpu, cuda, or auto "
+    s.add_argument("--k", type=int, default=SPEC_TOKENS,
+                   help="speculative tokens (default: %(default)s)")
+    s.add_argument("--max-tokens", type=int, default=ANSWER_TOKENS,
+                   help="answer length (default: %(default)s)")
+    s.add_argument("--device", default="cpu",
+                   help="where the held-out answers are extracted: cpu, cuda, or auto "
                                                    "(shard over GPUs)")
-    s.add_argument("--dtype", default="float32", help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")
+    s.add_argument("--dtype", default="float32",
+                   help="dtype vLLM serves in: float32 on CPU, bfloat16 on GPU")
     if settings:
         from eagle3_nb.engine import EngineConfig
         add_fields(s, EngineConfig)
 
 # %% ../nbs/11b_commands.ipynb #fb8c6870
 def run_config_of(a:Namespace, preset:str|None=None):
-    "The `RunConfig` a parsed `eagle3 run` (`demo`: its `preset`) asks for: its preset's, the file's and the flags' settings."
+    """The `RunConfig` a parsed `eagle3 run` (`demo`: its `preset`) asks for: its preset's, the
+    file's and the flags' settings."""
     from eagle3_nb.pipeline import run_config
     s = given(a, ("preset", "run_dir"))
-    eng = engine_options(s)   # vLLM's options by vLLM's names (--seed, --max-model-len, ...): the run's `engine`
+    eng = engine_options(s)   # vLLM's options by vLLM's names (--seed, --max-model-len, ...): the
+                              # run's `engine`
     return run_config(preset or a.preset, **s, engine=eng)
 
 def cmd_run(a)->int:
@@ -385,12 +470,15 @@ def cmd_run(a)->int:
     run(run_config_of(a), a.run_dir)
     return 0
 
-def flags_run(s:SettingsParser, settings:bool, run_dir:str|None=None, preset:str="auto", device:str="auto"):
-    "`eagle3 run`'s flags (`demo`'s with its `run_dir`): with `settings`, every `RunConfig` field, `preset`'s as defaults."
+def flags_run(s:SettingsParser, settings:bool, run_dir:str|None=None, preset:str="auto",
+              device:str="auto"):
+    """`eagle3 run`'s flags (`demo`'s with its `run_dir`): with `settings`, every `RunConfig` field,
+    `preset`'s as defaults."""
     if not settings: return   # all come from `RunConfig`, which imports the pipeline
     from eagle3_nb.pipeline import DECIDED, PRESETS, SECTIONS, RunConfig, preset_name
     if run_dir is None:
-        s.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="named settings under the flags")
+        s.add_argument("--preset", default="auto", choices=["auto", *PRESETS],
+                       help="named settings under the flags")
     s.add_argument("--run-dir", default=run_dir, required=run_dir is None,
                    help="where every artefact goes (a re-run resumes)")
     add_fields(s, RunConfig, skip=DECIDED, flat=("engine",))
@@ -402,12 +490,14 @@ def cmd_demo(a)->int:
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.pipeline import run
     cfg = run_config_of(a, "demo")
-    print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference (shipped fixtures)")
+    print("=== the trap: a Kimi-K2 draft derived from the verifier config + the AQ-MedAI reference "
+          "(shipped fixtures)")
     ref = inspect_draft(fixture("references/AQ-MedAI--Kimi-K2-Instruct-eagle3"))
     print(spec_table(ref))
     k2 = derive_draft_config(fixture("verifiers/Kimi-K2-Instruct.json"), reference=ref)
     print("\n".join(f"- {n}" for n in k2.notes))
-    Path(a.run_dir).mkdir(parents=True, exist_ok=True); save_spec(ref, Path(a.run_dir)/"reference_kimi_k2_spec.json")
+    Path(a.run_dir).mkdir(parents=True, exist_ok=True)
+    save_spec(ref, Path(a.run_dir)/"reference_kimi_k2_spec.json")
     run(cfg, a.run_dir)
     return 0
 

@@ -8,7 +8,8 @@ import warnings
 from pathlib import Path
 from safetensors.torch import save_file
 import torch
-from .core import (SPEC_TOKENS, CheckpointError, Eagle3Error, atomic_write, load_checkpoint, read_json, read_tensors, tensor_files,
+from .core import (SPEC_TOKENS, CheckpointError, Eagle3Error, atomic_write,
+                            load_checkpoint, read_json, read_tensors, tensor_files,
                             torch_dtype, write_json)
 from .reference import DraftSpec, inspect_draft, load_config, rename_layer, spec_problems
 from .model import Eagle3Draft, export_vllm
@@ -19,27 +20,33 @@ __all__ = ['EAGLE_FIELDS', 'native_config', 'speculators_config', 'convert_draft
            'export_checkpoint']
 
 # %% ../nbs/06a_convert.ipynb #de7db82a
-EAGLE_FIELDS = ("eagle3_verifier", "draft_vocab_size", "target_hidden_size", "norm_before_residual", "norm_before_fc",
+EAGLE_FIELDS = ("eagle3_verifier", "draft_vocab_size", "target_hidden_size", "norm_before_residual",
+                "norm_before_fc",
                 "fc_norm", "norm_output", "ptd_token_id", "mask_token_id",
                 "eagle_config", "eagle_aux_hidden_state_layer_ids", "architectures",
                 "speculators_config", "speculators_model_type",
-                "speculators_version", "transformer_layer_config", "auto_map", "dtype", "torch_dtype")
+                "speculators_version", "transformer_layer_config", "auto_map", "dtype",
+                "torch_dtype")
 
 def _layer_config(cfg:dict, s:DraftSpec)->dict:
     "The decoder layer's own config (Llama fields) with the implicit ones made explicit."
     layer = dict(cfg["transformer_layer_config"] if s.format == "speculators" else cfg)
     layer = {k: v for k, v in layer.items() if k not in EAGLE_FIELDS}
     if layer.get("model_type", "llama") != "llama":
-        raise CheckpointError(f"the draft's layer is model_type {layer['model_type']!r}; the converter writes "
-                              "Llama-layer EAGLE-3 drafts (vLLM's Eagle3LlamaForCausalLM)")
-    return {**layer, "model_type": "llama", "head_dim": s.head_dim, "num_hidden_layers": s.num_hidden_layers}
+        raise CheckpointError(f"the draft's layer is model_type {layer['model_type']!r}; the "
+                              "converter writes Llama-layer EAGLE-3 drafts (vLLM's "
+                              "Eagle3LlamaForCausalLM)")
+    return {**layer, "model_type": "llama", "head_dim": s.head_dim,
+            "num_hidden_layers": s.num_hidden_layers}
 
 def _eagle_fields(s:DraftSpec)->dict:
     "The EAGLE-3 fields of a spec, every default written out."
     if not s.aux_layer_ids:
-        raise CheckpointError(f"{s.source}: no eagle_aux_hidden_state_layer_ids; vLLM would guess them. Pass the "
-                              "verifier layers the draft was trained on (vLLM convention: input of layer k)")
-    return {"draft_vocab_size": s.draft_vocab_size, "norm_before_residual": s.norm_before_residual_used,
+        raise CheckpointError(f"{s.source}: no eagle_aux_hidden_state_layer_ids; vLLM would guess "
+                              "them. Pass the verifier layers the draft was trained on (vLLM "
+                              "convention: input of layer k)")
+    return {"draft_vocab_size": s.draft_vocab_size,
+            "norm_before_residual": s.norm_before_residual_used,
             "norm_before_fc": s.norm_before_fc, "fc_norm": s.fc_norm, "norm_output": s.norm_output,
             **({"ptd_token_id": s.ptd_token_id} if s.ptd_token_id is not None else {})}
 
@@ -47,59 +54,77 @@ def _eagle_fields(s:DraftSpec)->dict:
 def native_config(cfg:dict, s:DraftSpec)->dict:
     "A vLLM-native config for the draft described by `cfg`/`s` (either format)."
     out = {**_layer_config(cfg, s), "architectures": ["LlamaForCausalLMEagle3"], **_eagle_fields(s),
-           "eagle_config": {"eagle_aux_hidden_state_layer_ids": list(s.aux_layer_ids), "use_aux_hidden_state": True}}
+           "eagle_config": {"eagle_aux_hidden_state_layer_ids": list(
+               s.aux_layer_ids), "use_aux_hidden_state": True}}
     if s.target_hidden_size != s.hidden_size: out["target_hidden_size"] = s.target_hidden_size
     if s.dtype: out["dtype"] = s.dtype
-    if v := _verifier(cfg, s): out["eagle3_verifier"] = v   # kept for the way back (vLLM ignores the field)
+    # kept for the way back (vLLM ignores the field)
+    if v := _verifier(cfg, s):
+        out["eagle3_verifier"] = v
     return out
 
 def _verifier(cfg:dict, s:DraftSpec)->dict:
-    "What the source config says about its verifier (speculators: speculators_config.verifier; ours: eagle3_verifier)."
+    """What the source config says about its verifier (speculators: speculators_config.verifier;
+    ours: eagle3_verifier)."""
     if s.format == "speculators": return (cfg.get("speculators_config") or {}).get("verifier") or {}
     return cfg.get("eagle3_verifier") or {}
 
-def speculators_config(cfg:dict,                            # the draft's config.json (either format)
+def speculators_config(cfg:dict,                            # the draft's config.json (either
+                                                            # format)
                        s:DraftSpec,                          # its normalised spec
                        verifier:str|None=None,               # the verifier's Hub id or path
-                       verifier_architectures:list|None=None, # the verifier's architectures; default: the config's
-                       k:int=SPEC_TOKENS,                    # speculative tokens in the default proposal method
+                       verifier_architectures:list|None=None, # the verifier's architectures;
+                                                              # default: the config's
+                       k:int=SPEC_TOKENS,                    # speculative tokens in the default
+                                                             # proposal method
                       )->dict:
     "A speculators-format config for the draft described by `cfg`/`s` (either format)."
     if s.ptd_token_id is not None:
-        raise CheckpointError("a parallel (P-EAGLE) draft is written vLLM-native only: vLLM builds speculators' 'peagle' "
-                              "format as PeagleLlamaForCausalLM, not the Eagle3LlamaForCausalLM trained here; serve the "
-                              "vLLM-native draft with parallel_drafting")
+        raise CheckpointError("a parallel (P-EAGLE) draft is written vLLM-native only: vLLM builds "
+                              "speculators' 'peagle' format as PeagleLlamaForCausalLM, not the "
+                              "Eagle3LlamaForCausalLM trained here; serve the vLLM-native draft "
+                              "with parallel_drafting")
     old = _verifier(cfg, s)
     name = verifier or old.get("name_or_path")
     if name is None:
-        warnings.warn("no verifier named: speculators_config.verifier.name_or_path is null; pass verifier= (the "
-                      "Hub id or path the draft was trained for)")
-    return {"architectures": ["Eagle3Speculator"], "speculators_model_type": "eagle3", **_eagle_fields(s),
+        warnings.warn("no verifier named: speculators_config.verifier.name_or_path is null; pass "
+                      "verifier= (the Hub id or path the draft was trained for)")
+    return {"architectures": ["Eagle3Speculator"], "speculators_model_type": "eagle3",
+            **_eagle_fields(s),
             "target_hidden_size": s.target_hidden_size if s.target_hidden_size != s.hidden_size else None,
-            "eagle_aux_hidden_state_layer_ids": list(s.aux_layer_ids), **({"dtype": s.dtype} if s.dtype else {}),
+            "eagle_aux_hidden_state_layer_ids": list(s.aux_layer_ids),
+            **({"dtype": s.dtype} if s.dtype else {}),
             "transformer_layer_config": _layer_config(cfg, s),
             "speculators_config": {"algorithm": "eagle3", "default_proposal_method": "greedy",
                 "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": k, "verifier_accept_k": 1,
                                       "accept_tolerance": 0.0}],
                 "verifier": {"name_or_path": name,
-                             "architectures": verifier_architectures or old.get("architectures") or ["LlamaForCausalLM"]}}}
+                             "architectures": verifier_architectures or old.get(
+                                 "architectures") or ["LlamaForCausalLM"]}}}
 
 # %% ../nbs/06a_convert.ipynb #961f0ea2
 def convert_draft(src:str|Path,               # draft directory (vLLM-native or speculators)
                   out:str|Path,               # new directory
-                  to:str="vllm",              # "vllm" (midlayer. naming) or "speculators" (layers.0. naming)
+                  to:str="vllm",              # "vllm" (midlayer. naming) or "speculators"
+                                              # (layers.0. naming)
                   verifier:str|None=None,     # speculators: the verifier's Hub id or path
-                  dtype:str|None=None,        # re-cast floating tensors ("bfloat16", "float16", "float32"); default: keep
-                  k:int=SPEC_TOKENS,          # speculators: speculative tokens in the default proposal method
+                  dtype:str|None=None,        # re-cast floating tensors ("bfloat16", "float16",
+                                              # "float32"); default: keep
+                  k:int=SPEC_TOKENS,          # speculators: speculative tokens in the default
+                                              # proposal method
                  )->Path:
-    "Convert an EAGLE-3 draft between the vLLM-native and speculators formats, writing every default explicitly."
-    if to not in ("vllm", "speculators"): raise Eagle3Error(f"to={to!r}: choose 'vllm' or 'speculators'")
+    """Convert an EAGLE-3 draft between the vLLM-native and speculators formats, writing every
+    default explicitly."""
+    if to not in ("vllm", "speculators"):
+        raise Eagle3Error(f"to={to!r}: choose 'vllm' or 'speculators'")
     src, out = Path(src), Path(out)
     s = inspect_draft(src)
     if probs := spec_problems(s):
-        raise CheckpointError(f"{src} contradicts its own config, converting would carry the error over: " + "; ".join(probs))
+        raise CheckpointError(f"{src} contradicts its own config, converting would carry the error "
+                              "over: " + "; ".join(probs))
     if not (files := tensor_files(src)):
-        raise CheckpointError(f"{src} has no *.safetensors; convert needs the weights, not only config.json")
+        raise CheckpointError(f"{src} has no *.safetensors; convert needs the weights, not only "
+                              "config.json")
     cfg = load_config(src)
     if dtype: s.dtype = dtype
     new = native_config(cfg, s) if to == "vllm" else speculators_config(cfg, s, verifier, k=k)
@@ -108,7 +133,8 @@ def convert_draft(src:str|Path,               # draft directory (vLLM-native or 
     sd = {rename_layer(n, prefix): (t.to(cast) if cast and t.is_floating_point() else t).contiguous()
           for n, t in read_tensors(src, files=files).items()}
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out/"model.safetensors", lambda p: save_file(sd, str(p), metadata={"format": "pt"}))
+    atomic_write(out/"model.safetensors",
+                 lambda p: save_file(sd, str(p), metadata={"format": "pt"}))
     write_json(out/"config.json", new)
     return out
 
@@ -118,7 +144,8 @@ def export_draft(model:Eagle3Draft,       # a trained draft
                  fmt:str="vllm",          # "vllm" (native) or "speculators"
                  verifier:str|None=None,  # speculators: the verifier's Hub id or path
                  dtype:str="bfloat16",    # dtype the floating tensors are written in
-                 embed_tokens:bool=False, # also write the embedding (vLLM otherwise shares the verifier's)
+                 embed_tokens:bool=False, # also write the embedding (vLLM otherwise shares the
+                                          # verifier's)
                 )->Path:
     "Write a draft model in the vLLM-native (`fmt='vllm'`) or speculators format."
     import tempfile
@@ -129,24 +156,29 @@ def export_draft(model:Eagle3Draft,       # a trained draft
 
 
 # %% ../nbs/06a_convert.ipynb #dda766a2
-def load_draft(path:str|Path,                # a training checkpoint.pt, or an exported vLLM-native draft directory
+def load_draft(path:str|Path,                # a training checkpoint.pt, or an exported vLLM-native
+                                             # draft directory
                embed:torch.Tensor|None=None, # the verifier's embedding, where the files hold none
               )->tuple[Eagle3Draft, dict]:
-    "The PyTorch draft that a checkpoint or an exported draft stands for, in float32, and its config."
+    """The PyTorch draft that a checkpoint or an exported draft stands for, in float32, and its
+    config."""
     from safetensors.torch import load_file
     path = Path(path)
-    if path.is_dir(): conf, weights = read_json(path/"config.json"), load_file(str(path/"model.safetensors"))
+    if path.is_dir():
+        conf, weights = read_json(path/"config.json"), load_file(str(path/"model.safetensors"))
     else:
         ck = load_checkpoint(path)
         if "config" not in ck:
-            raise CheckpointError(f"{path} has no draft config (written by an older eagle3_nb); export the draft "
-                                  "directory next to it with convert_draft instead")
-        conf, weights = ck["config"], {**ck["model"], **ck.get("ema", {})}   # `TrainConfig.ema_decay`: the average
+            raise CheckpointError(f"{path} has no draft config (written by an older eagle3_nb); "
+                                  "export the draft directory next to it with convert_draft instead")
+        # `TrainConfig.ema_decay`: the average
+        conf, weights = ck["config"], {**ck["model"], **ck.get("ema", {})}
     model = Eagle3Draft(draft_config(conf), embed=weights.get("embed_tokens.weight", embed))
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if bad := [k for k in missing if k != "embed_tokens.weight"] + unexpected:
-        raise CheckpointError(f"{path} does not hold the draft its config describes ({', '.join(bad[:4])}: missing "
-                              "or unexpected); export it again from its training checkpoint")
+        raise CheckpointError(f"{path} does not hold the draft its config describes "
+                              f"({', '.join(bad[:4])}: missing or unexpected); export it again "
+                              "from its training checkpoint")
     return model.float().eval(), conf
 
 def export_checkpoint(checkpoint:str|Path,    # a training checkpoint.pt

@@ -19,7 +19,8 @@ __all__ = ['LOGGER', 'DTYPES', 'DTYPE_BYTES', 'DTYPE_NAMES', 'MISSING_FIX', 'UPG
 
 # %% ../nbs/00_core.ipynb #bbc19dd8
 class Eagle3Error(ValueError):
-    "A problem the user can fix: a setting, a missing package, a full disk; the message names the fix."
+    """A problem the user can fix: a setting, a missing package, a full disk; the message names the
+    fix."""
 
 class CheckpointError(Eagle3Error):
     "A config or checkpoint that cannot be used; the message names what was found and the fix."
@@ -37,10 +38,13 @@ class _Said(logging.Handler):
         except Exception: self.handleError(r)
 
 def configure_logging():
-    "Give the package's logger its one handler (unless `EAGLE3_CONFIGURE_LOGGING=0`), at `EAGLE3_LOGGING_LEVEL`."
+    """Give the package's logger its one handler (unless `EAGLE3_CONFIGURE_LOGGING=0`), at
+    `EAGLE3_LOGGING_LEVEL`."""
     root = logging.getLogger(LOGGER)
     # by name, not class: a notebook or a reload that defines `_Said` again finds the handler an import gave
-    if os.environ.get("EAGLE3_CONFIGURE_LOGGING", "1") == "0" or any(h.get_name() == LOGGER for h in root.handlers): return
+    if os.environ.get("EAGLE3_CONFIGURE_LOGGING", "1") == "0" or any(
+        h.get_name() == LOGGER for h in root.handlers):
+        return
     level = os.environ.get("EAGLE3_LOGGING_LEVEL", "INFO").upper()
     if not isinstance(logging.getLevelName(level), int):
         raise Eagle3Error(f"EAGLE3_LOGGING_LEVEL={level}: choose DEBUG, INFO, WARNING or ERROR")
@@ -55,7 +59,8 @@ def logger(module:str)->logging.Logger:
 # %% ../nbs/00_core.ipynb #0759b912
 DTYPES = {  # safetensors header name: (bytes per element, torch dtype name)
     "F64": (8, "float64"), "F32": (4, "float32"), "F16": (2, "float16"), "BF16": (2, "bfloat16"),
-    "I64": (8, "int64"), "I32": (4, "int32"), "I16": (2, "int16"), "I8": (1, "int8"), "U8": (1, "uint8"),
+    "I64": (8, "int64"), "I32": (4, "int32"), "I16": (2, "int16"), "I8": (1, "int8"),
+    "U8": (1, "uint8"),
     "BOOL": (1, "bool"), "F8_E4M3": (1, "float8_e4m3fn"), "F8_E5M2": (1, "float8_e5m2")}
 DTYPE_BYTES = {k: b for k, (b, _) in DTYPES.items()}   # "BF16" -> 2
 DTYPE_NAMES = {t: k for k, (_, t) in DTYPES.items()}   # "bfloat16" -> "BF16"
@@ -65,7 +70,8 @@ def torch_dtype(name:str): # "bfloat16", "torch.bfloat16" or "BF16"
     import torch
     n = str(name).removeprefix("torch.")
     n = DTYPES[n][1] if n in DTYPES else n
-    if n not in DTYPE_NAMES: raise Eagle3Error(f"dtype {name!r}: choose one of {sorted(DTYPE_NAMES)}")
+    if n not in DTYPE_NAMES:
+        raise Eagle3Error(f"dtype {name!r}: choose one of {sorted(DTYPE_NAMES)}")
     return getattr(torch, n)
 
 # %% ../nbs/00_core.ipynb #6708dec1
@@ -74,7 +80,8 @@ MISSING_FIX = {   # what to pass instead of a missing file, by its name
     "manifest.json": "pass a directory written by `extract` (`eagle3 extract`)"}
 
 def read_json(path:str|Path,      # the file
-              fix:str|None=None,  # what to pass instead if it is missing; None: `MISSING_FIX` by its name
+              fix:str|None=None,  # what to pass instead if it is missing; None: `MISSING_FIX` by
+                                  # its name
              )->dict:
     "Parse a JSON object from `path`, with an error that says where and why it is not JSON."
     path = Path(path)
@@ -85,7 +92,8 @@ def read_json(path:str|Path,      # the file
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{path} is not valid JSON ({e}); fix or re-download the file") from None
     if not isinstance(obj, dict):
-        raise CheckpointError(f"{path} holds a JSON {type(obj).__name__}, expected an object of config fields")
+        raise CheckpointError(f"{path} holds a JSON {type(obj).__name__}, expected an object of "
+                              "config fields")
     return obj
 
 # %% ../nbs/00_core.ipynb #16f1584d
@@ -105,14 +113,17 @@ def atomic_write(path:str|Path, # the file to write
         if not _io_error(e): raise
         why = (e.strerror if isinstance(e, OSError) else None) or str(e).strip().splitlines()[-1]
         free = shutil.disk_usage(path.parent).free
-        msg = (f"writing {path} failed ({why}) after {written:,} bytes, with {free:,} bytes free there; it needs more: "
-               "free disk space (or lift the file-size limit) or choose another output directory")
+        msg = (f"writing {path} failed ({why}) after {written:,} bytes, with {free:,} bytes free "
+               "there; it needs more: free disk space (or lift the file-size limit) or choose "
+               "another output directory")
         raise Eagle3Error(msg + (f", then {then}" if then else "")) from None
     return path
 
 def _io_error(e:Exception)->bool:
-    "An OSError, or a writer's wrapped one (safetensors' SafetensorError, torch.save's RuntimeError)."
-    return isinstance(e, OSError) or any(s in str(e) for s in ("os error", "No space left", "file write failed"))
+    """An OSError, or a writer's wrapped one (safetensors' SafetensorError, torch.save's
+    RuntimeError)."""
+    return isinstance(e, OSError) or any(s in str(e) for s in (
+        "os error", "No space left", "file write failed"))
 
 def write_json(path:str|Path, # the file to write
                obj,            # anything `json.dumps` takes
@@ -124,18 +135,21 @@ def write_json(path:str|Path, # the file to write
 def append_jsonl(path:str|Path, # a JSON-lines log
                  rec:dict,      # one record, one line
                 ):
-    "Append `rec` as one line to `path` (a log each process keeps: a kill loses at most the line being written)."
+    """Append `rec` as one line to `path` (a log each process keeps: a kill loses at most the line
+    being written)."""
     with open(path, "a") as f: f.write(json.dumps(rec) + "\n")
 
 # %% ../nbs/00_core.ipynb #d4661fa6
 def tensor_files(d:str|Path)->list[Path]:
-    "The safetensors files of checkpoint directory `d`: the shards its index names, else every `*.safetensors`."
+    """The safetensors files of checkpoint directory `d`: the shards its index names, else every
+    `*.safetensors`."""
     d = Path(d)
     index = d/"model.safetensors.index.json"
     if not index.exists(): return sorted(d.glob("*.safetensors"))
     names = sorted(set(read_json(index).get("weight_map", {}).values()))
     if missing := [f for f in names if not (d/f).exists()]:
-        raise CheckpointError(f"{index} names shard(s) {missing}, which are missing; download every shard")
+        raise CheckpointError(f"{index} names shard(s) {missing}, which are missing; download "
+                              "every shard")
     return [d/f for f in names]
 
 def read_tensors(d:str|Path,          # checkpoint directory
@@ -152,11 +166,13 @@ def read_tensors(d:str|Path,          # checkpoint directory
 
 # %% ../nbs/00_core.ipynb #7050135a
 def check_weights(d:str|Path)->list[Path]:
-    "The safetensors files of a local checkpoint, each whole by its header; else one error naming the file and the fix."
+    """The safetensors files of a local checkpoint, each whole by its header; else one error naming
+    the file and the fix."""
     d, fix = Path(d), "re-download or re-save the checkpoint"
     files = tensor_files(d)
     if not files:
-        raise CheckpointError(f"{d} has no *.safetensors weights ({sorted(p.name for p in d.iterdir())[:6]}); {fix}")
+        raise CheckpointError(f"{d} has no *.safetensors weights "
+                              f"({sorted(p.name for p in d.iterdir())[:6]}); {fix}")
     for f in files:
         size = f.stat().st_size
         with f.open("rb") as fh:
@@ -165,9 +181,11 @@ def check_weights(d:str|Path)->list[Path]:
                 head = json.loads(fh.read(n)) if 8 + n <= size else {}
             except (struct.error, ValueError) as e:
                 raise CheckpointError(f"{f} is not a safetensors file ({e}); {fix}") from e
-        want = 8 + n + max((t["data_offsets"][1] for k, t in head.items() if k != "__metadata__"), default=0)
+        want = 8 + n + max((t["data_offsets"][1] for k, t in head.items() if k != "__metadata__"),
+                           default=0)
         if not head or size < want:
-            raise CheckpointError(f"{f} is truncated: {size:,} bytes on disk, its header promises {want:,}; {fix}")
+            raise CheckpointError(f"{f} is truncated: {size:,} bytes on disk, its header promises "
+                                  f"{want:,}; {fix}")
     return files
 
 # %% ../nbs/00_core.ipynb #0e7a1814
@@ -176,47 +194,60 @@ UPGRADE = "eagle3 upgrade {path}"   # the command that rewrites an older checkpo
 def load_checkpoint(path:str|Path,         # a training checkpoint (`checkpoint.pt`)
                     map_location="cpu",    # where its tensors go
                    )->dict:
-    "A training checkpoint's contents, read without running any code it may hold (`torch.load(weights_only=True)`)."
+    """A training checkpoint's contents, read without running any code it may hold
+    (`torch.load(weights_only=True)`)."""
     import pickle, torch
     path = Path(path)
-    if not path.is_file(): raise CheckpointError(f"{path} does not exist; pass a checkpoint.pt that `eagle3 train` wrote")
+    if not path.is_file():
+        raise CheckpointError(f"{path} does not exist; pass a checkpoint.pt that `eagle3 train` "
+                              "wrote")
     try: ck = torch.load(path, weights_only=True, map_location=map_location)
     except pickle.UnpicklingError as e:
-        what = next((l.strip() for l in str(e).splitlines() if "GLOBAL" in l or "Unsupported" in l), "a Python object")
-        raise CheckpointError(f"{path} holds more than tensors and plain data ({what[:160]}); it is not unpickled here, "
-                              "since unpickling runs the code a file names. If you wrote it with an older eagle3_nb, "
-                              f"rewrite it once as plain data: {UPGRADE.format(path=path)}; else train again") from None
-    except Exception as e:   # bytes that are no checkpoint fail in many ways (struct, EOF, zip errors); none runs code
-        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:160]}); it was cut "
-                              "short or is another kind of file: re-run training (it resumes from its last whole "
-                              "checkpoint) or pass the right file") from None
+        what = next((l.strip() for l in str(e).splitlines() if "GLOBAL" in l or "Unsupported" in l),
+                    "a Python object")
+        raise CheckpointError(f"{path} holds more than tensors and plain data ({what[:160]}); it "
+                              "is not unpickled here, since unpickling runs the code a file names. "
+                              "If you wrote it with an older eagle3_nb, rewrite it once as plain "
+                              f"data: {UPGRADE.format(path=path)}; else train again") from None
+    except Exception as e:   # bytes that are no checkpoint fail in many ways (struct, EOF, zip
+                             # errors); none runs code
+        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: "
+                              f"{str(e)[:160]}); it was cut short or is another kind of file: "
+                              "re-run training (it resumes from its last whole checkpoint) or pass "
+                              "the right file") from None
     if not isinstance(ck, dict) or not isinstance(ck.get("model"), dict):
-        raise CheckpointError(f"{path} is not a training checkpoint of eagle3_nb (no model weights); "
-                              "pass the checkpoint.pt that `eagle3 train` wrote")
+        raise CheckpointError(f"{path} is not a training checkpoint of eagle3_nb (no model "
+                              "weights); pass the checkpoint.pt that `eagle3 train` wrote")
     return ck
 
 # %% ../nbs/00_core.ipynb #2ace2779
 def _plain(x):
-    "`x` as the data `weights_only` reads: configs and other objects as their dicts, tuples as lists."
+    """`x` as the data `weights_only` reads: configs and other objects as their dicts, tuples as
+    lists."""
     import torch
     if isinstance(x, torch.Tensor) or x is None or isinstance(x, (bool, int, float, str)): return x
     if isinstance(x, dict): return {k: _plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)): return [_plain(v) for v in x]
     if hasattr(x, "to_dict"): return _plain(x.to_dict())   # a transformers config
     if hasattr(x, "tolist"): return _plain(x.tolist())     # a numpy array or scalar
-    raise CheckpointError(f"a checkpoint holds a {type(x).__name__}, which has no plain form; train again")
+    raise CheckpointError(f"a checkpoint holds a {type(x).__name__}, which has no plain form; "
+                          "train again")
 
-CONFIG_GLOBAL = r"transformers\.models\.\w+\.configuration_\w+\.\w+Config"   # what an older checkpoint may name
+# what an older checkpoint may name
+CONFIG_GLOBAL = r"transformers\.models\.\w+\.configuration_\w+\.\w+Config"
 
 def upgrade_checkpoint(path:str|Path,   # an older checkpoint that `load_checkpoint` refuses
                       )->Path:
-    "Rewrite an older checkpoint (its config a transformers object) as plain data; a file naming other objects is refused."
+    """Rewrite an older checkpoint (its config a transformers object) as plain data; a file naming
+    other objects is refused."""
     import importlib, re, torch
     path = Path(path)
-    named = torch.serialization.get_unsafe_globals_in_checkpoint(path)   # read from the pickle's opcodes: nothing runs
+    # read from the pickle's opcodes: nothing runs
+    named = torch.serialization.get_unsafe_globals_in_checkpoint(path)
     if other := sorted(g for g in named if not re.fullmatch(CONFIG_GLOBAL, g)):
-        raise CheckpointError(f"{path} names {', '.join(other[:3])}: an older checkpoint may name transformers' config "
-                              "classes only, so it is not unpickled (that would run the code it names); train again")
+        raise CheckpointError(f"{path} names {', '.join(other[:3])}: an older checkpoint may name "
+                              "transformers' config classes only, so it is not unpickled (that "
+                              "would run the code it names); train again")
     configs = [getattr(importlib.import_module(m), c) for m, c in (g.rsplit(".", 1) for g in named)]
     with torch.serialization.safe_globals(configs):
         ck = _plain(torch.load(path, weights_only=True, map_location="cpu"))
@@ -226,31 +257,36 @@ def upgrade_checkpoint(path:str|Path,   # an older checkpoint that `load_checkpo
 
 # %% ../nbs/00_core.ipynb #909e77fe
 def _lock_files(path:Path)->tuple[Path, Path]:
-    "The lock file of a directory (`DIR/.eagle3.lock`) or of an output file (`FILE.lock`), and its holder's note."
-    lock = path/".eagle3.lock" if path.is_dir() or not path.suffix else path.with_name(path.name + ".lock")
+    """The lock file of a directory (`DIR/.eagle3.lock`) or of an output file (`FILE.lock`), and its
+    holder's note."""
+    lock = path/".eagle3.lock" if path.is_dir() or not path.suffix else path.with_name(
+        path.name + ".lock")
     return lock, lock.with_name(lock.name + ".json")
 
 @contextmanager
 def writer_lock(path:str|Path,   # the run directory (or output file) written
                 command:str,     # what holds it, as the refused writer will read it
                ):
-    "Hold the one writer's lock of `path` for the block; a second writer gets an `Eagle3Error` naming the holder."
+    """Hold the one writer's lock of `path` for the block; a second writer gets an `Eagle3Error`
+    naming the holder."""
     from filelock import FileLock, Timeout
     path = Path(path); lock, note = _lock_files(path)
-    made = [d for d in [lock.parent, *lock.parent.parents] if not d.exists()]   # removed again if nothing is written
+    # removed again if nothing is written
+    made = [d for d in [lock.parent, *lock.parent.parents] if not d.exists()]
     lock.parent.mkdir(parents=True, exist_ok=True)
     fl = FileLock(str(lock))
     try: fl.acquire(timeout=0)
     except Timeout:
         h = _holder(note)
-        raise Eagle3Error(f"{path} is in use by another writer: pid {h.get('pid')} on {h.get('host')}, `{h.get('command')}`, "
-                          f"since {h.get('since')}; wait for it to finish, stop it (kill {h.get('pid')}), or write "
-                          "elsewhere") from None
+        raise Eagle3Error(f"{path} is in use by another writer: pid {h.get('pid')} on "
+                          f"{h.get('host')}, `{h.get('command')}`, since {h.get('since')}; wait "
+                          f"for it to finish, stop it (kill {h.get('pid')}), or write elsewhere") from None
     try:
         if note.exists():   # its writer ended without letting go: killed, or its machine lost
             h = _holder(note)
-            logger("core").warning(f"{path}: took over the writer's lock from pid {h.get('pid')} on {h.get('host')} "
-                                   f"(`{h.get('command')}`, since {h.get('since')}), which is gone")
+            logger("core").warning(f"{path}: took over the writer's lock from pid {h.get('pid')} "
+                                   f"on {h.get('host')} (`{h.get('command')}`, since "
+                                   f"{h.get('since')}), which is gone")
         write_json(note, {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
                           "since": time.strftime("%Y-%m-%d %H:%M:%S")})
         yield
@@ -260,8 +296,10 @@ def writer_lock(path:str|Path,   # the run directory (or output file) written
         _tidy(path, lock, made)
 
 def _tidy(path:Path, lock:Path, made:list):
-    "A writer that wrote nothing (refused settings, a failed start) leaves nothing: its lock file, then the folders it made."
-    written = path.exists() and (path.is_file() or any(p.name not in (lock.name, lock.name + ".json") for p in path.iterdir()))
+    """A writer that wrote nothing (refused settings, a failed start) leaves nothing: its lock file,
+    then the folders it made."""
+    written = path.exists() and (path.is_file() or any(p.name not in (
+        lock.name, lock.name + ".json") for p in path.iterdir()))
     if written: return
     lock.unlink(missing_ok=True)
     for d in made:
@@ -273,7 +311,8 @@ def _holder(note:Path)->dict:
     except (Eagle3Error, OSError): return {}   # written by nobody yet, or cut short
 
 def writer_active(path:str|Path)->bool:
-    "Whether a writer holds `path`'s lock (`writer_lock`) now: tried without waiting, and let go at once where free."
+    """Whether a writer holds `path`'s lock (`writer_lock`) now: tried without waiting, and let go
+    at once where free."""
     from filelock import FileLock, Timeout
     lock = _lock_files(Path(path))[0]
     if not lock.exists(): return False
@@ -284,31 +323,43 @@ def writer_active(path:str|Path)->bool:
     return False
 
 # %% ../nbs/00_core.ipynb #72ff4850
-ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in the CPU presets
-SPEC_TOKENS = 3      # tokens the draft proposes a step where none is asked (vLLM's num_speculative_tokens): the k of
-                     # the best speedup at batch 1 in the sweep below
-K_SWEEP = {1: 1.30, 2: 1.34, 3: 1.43, 4: 1.36, 5: 1.26}   # speedup at batch 1 by k: the demo's draft in vLLM, float32,
-                     # 12 held-out prompts no evaluation reports, 2 CPU cores (bench/speed.py; the CPU: Measurements)
+ANSWER_TOKENS = 192  # an answer's length where none is asked: every evaluation, and regeneration in
+                     # the CPU presets
+SPEC_TOKENS = 3      # tokens the draft proposes a step where none is asked (vLLM's
+                     # num_speculative_tokens): the k of the best speedup at batch 1 in the sweep
+                     # below
+K_SWEEP = {1: 1.30, 2: 1.34, 3: 1.43, 4: 1.36, 5: 1.26}   # speedup at batch 1 by k: the demo's
+                                                          # draft in vLLM, float32, 12 held-out
+                                                          # prompts no evaluation reports, 2 CPU
+                                                          # cores (bench/speed.py; the CPU:
+                                                          # Measurements)
 HELDOUT_PROMPTS = 64 # held-out prompts an evaluation serves where none is asked
-SAME_TAU = 0.05      # the largest |acceptance in vLLM - offline| taken as one computation (verify's probe, the pre-flight)
+SAME_TAU = 0.05      # the largest |acceptance in vLLM - offline| taken as one computation (verify's
+                     # probe, the pre-flight)
 
 # %% ../nbs/00_core.ipynb #7db6c737
 def _fits(v, t)->bool:
-    "Whether value `v` fits annotation `t` (unions, None, bool/int/float/str, lists and dicts of them)."
+    """Whether value `v` fits annotation `t` (unions, None, bool/int/float/str, lists and dicts of
+    them)."""
     origin, args = typing.get_origin(t), typing.get_args(t)
     if origin in (typing.Union, types.UnionType): return any(_fits(v, a) for a in args)
     if t is type(None): return v is None
     if t is typing.Any: return True
     if origin is typing.Literal: return v in args
     if t is bool: return isinstance(v, bool)
-    if t is str: return isinstance(v, (str, os.PathLike))          # a path where a path string is asked
-    if t in (int, float): return isinstance(v, (int, float) if t is float else int) and not isinstance(v, bool)
-    if origin in (list, tuple): return isinstance(v, (list, tuple)) and all(_fits(x, args[0]) for x in v if args)
+    # a path where a path string is asked
+    if t is str:
+        return isinstance(v, (str, os.PathLike))
+    if t in (int, float):
+        return isinstance(v, (int, float) if t is float else int) and not isinstance(v, bool)
+    if origin in (list, tuple):
+        return isinstance(v, (list, tuple)) and all(_fits(x, args[0]) for x in v if args)
     if origin is dict or t is dict: return isinstance(v, dict)
     return isinstance(v, t) if isinstance(t, type) else True
 
 def _type_name(t)->str:
-    if typing.get_origin(t) is typing.Literal: return "one of " + ", ".join(map(str, typing.get_args(t)))
+    if typing.get_origin(t) is typing.Literal:
+        return "one of " + ", ".join(map(str, typing.get_args(t)))
     return getattr(t, "__name__", None) or str(t).replace("typing.", "").replace("NoneType", "None")
 
 def check_types(cls,             # a settings dataclass
@@ -320,24 +371,35 @@ def check_types(cls,             # a settings dataclass
     for f in dataclasses.fields(cls):
         if f.name not in values: continue
         v, t = values[f.name], hints[f.name]
-        if dataclasses.is_dataclass(t) and isinstance(v, dict): check_types(t, v, f"{where}{f.name}."); continue
+        if dataclasses.is_dataclass(t) and isinstance(v, dict):
+            check_types(t, v, f"{where}{f.name}.")
+            continue
         if not (dataclasses.is_dataclass(t) and isinstance(v, t)) and not _fits(v, t):
-            raise Eagle3Error(f"setting {where}{f.name}: {v!r} is a {type(v).__name__}, expected {_type_name(t)}")
+            raise Eagle3Error(f"setting {where}{f.name}: {v!r} is a {type(v).__name__}, expected "
+                              f"{_type_name(t)}")
 
 # %% ../nbs/00_core.ipynb #226b05e7
-STAGES = ("regenerate", "extract", "train", "evaluate")   # a run's stages in order: a setting shapes its own and the later
+STAGES = ("regenerate", "extract", "train", "evaluate")   # a run's stages in order: a setting
+                                                          # shapes its own and the later
 
 def setting(default=dataclasses.MISSING,   # the value where none is given
             *,
             factory=dataclasses.MISSING,   # or: a function making it (a list, a dict, a section)
-            stage:str|None=None,           # the first stage whose output it shapes; None: its section's
-            derived:bool=False,            # None leaves it to the run (a reference's value, a rule's)
-            before=dataclasses.MISSING,    # what a run directory made before the setting existed did, if not `default`
-            ignored:bool=False,            # says where or how a run goes, not what it makes: a resume may change it
-            decided:bool=False,            # a section's field a run sets from its own settings: no flag of `eagle3 run`
+            stage:str|None=None,           # the first stage whose output it shapes; None: its
+                                           # section's
+            derived:bool=False,            # None leaves it to the run (a reference's value, a
+                                           # rule's)
+            before=dataclasses.MISSING,    # what a run directory made before the setting existed
+                                           # did, if not `default`
+            ignored:bool=False,            # says where or how a run goes, not what it makes: a
+                                           # resume may change it
+            decided:bool=False,            # a section's field a run sets from its own settings: no
+                                           # flag of `eagle3 run`
            ):
-    "A dataclass field carrying what a run's checks need to know of it (`setting_facts` reads it back)."
-    if stage is not None and stage not in STAGES: raise ValueError(f"stage {stage!r}: one of {STAGES}")
+    """A dataclass field carrying what a run's checks need to know of it (`setting_facts` reads it
+    back)."""
+    if stage is not None and stage not in STAGES:
+        raise ValueError(f"stage {stage!r}: one of {STAGES}")
     meta = {"stage": stage, "derived": derived, "ignored": ignored, "decided": decided}
     if before is not dataclasses.MISSING: meta["before"] = before
     return dataclasses.field(default=default, default_factory=factory, metadata=meta)
@@ -346,7 +408,8 @@ def setting_facts(cls,               # a settings dataclass
                   prefix:str="",     # "train." for a section
                   stage:str|None=None, # the stage of the section's field
                  )->dict:
-    "Each field of `cls` and of its sections, by dotted name: its `setting` facts (a plain field: none, its section's stage)."
+    """Each field of `cls` and of its sections, by dotted name: its `setting` facts (a plain field:
+    none, its section's stage)."""
     hints, out = typing.get_type_hints(cls), {}
     for f in dataclasses.fields(cls):
         m = {"stage": None, "derived": False, "ignored": False, "decided": False, **f.metadata}
@@ -359,9 +422,11 @@ def setting_facts(cls,               # a settings dataclass
 # %% ../nbs/00_core.ipynb #56c1da58
 @contextmanager
 def torch_threads(n:int): # threads torch uses inside the block
-    "Run the block with `n` torch threads; the previous count comes back after it, also on an error."
+    """Run the block with `n` torch threads; the previous count comes back after it, also on an
+    error."""
     import torch
-    set_threads = torch._C.set_num_threads   # vLLM's CPU worker makes torch.set_num_threads a no-op once it ran here
+    set_threads = torch._C.set_num_threads   # vLLM's CPU worker makes torch.set_num_threads a no-op
+                                             # once it ran here
     was = torch.get_num_threads()
     set_threads(n)
     try: yield
@@ -377,55 +442,69 @@ def rel_diff(a, b)->float:
         if len(a) != len(b): raise AssertionError(f"{len(a)} tensors against {len(b)}")
         return max(rel_diff(x, y) for x, y in zip(a, b))
     a, b = torch.as_tensor(a).detach().float(), torch.as_tensor(b).detach().float()
-    if a.shape != b.shape: raise AssertionError(f"shapes differ: {list(a.shape)} against {list(b.shape)}")
+    if a.shape != b.shape:
+        raise AssertionError(f"shapes differ: {list(a.shape)} against {list(b.shape)}")
     return round(((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item(), 9)
 
 def assert_rel_close(a,            # the result under test: a tensor, a number, or a list of either
                      b,            # the reference it must match
-                     rtol:float,   # the bound on max |a - b| / max |b|; the caller states why it is that
+                     rtol:float,   # the bound on max |a - b| / max |b|; the caller states why it is
+                                   # that
                     ):
-    "Fail, with both magnitudes, where `a` is further than `rtol` from `b` relative to b's largest value (`rel_diff`)."
+    """Fail, with both magnitudes, where `a` is further than `rtol` from `b` relative to b's largest
+    value (`rel_diff`)."""
     import torch
     r = rel_diff(a, b)
     if not r <= rtol:   # a NaN fails too
-        big = max(float(torch.as_tensor(x).detach().float().abs().max()) for x in (b if isinstance(b, (list, tuple))
-                                                                                   and len(b) else [b]))
-        raise AssertionError(f"relative difference {r:.3g} > {rtol:g} (largest |reference| {big:.4g})")
+        big = max(float(torch.as_tensor(x).detach().float().abs().max()) for x in (
+            b if isinstance(b, (list, tuple))
+                                                                                   and len(
+                                                                                       b) else [b]))
+        raise AssertionError(f"relative difference {r:.3g} > {rtol:g} (largest |reference| "
+                             f"{big:.4g})")
 
 # %% ../nbs/00_core.ipynb #955fa5a6
 def gpu_or_cpu()->str:
-    "The device a `#| cuda` cell checks: 'cuda' where torch sees a GPU, else 'cpu' (its code still runs, on the CPU)."
+    """The device a `#| cuda` cell checks: 'cuda' where torch sees a GPU, else 'cpu' (its code still
+    runs, on the CPU)."""
     import torch
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 def device_sync(device:str):
-    "Wait for the work queued on `device` before reading a clock (CUDA runs it behind the host; a CPU has none queued)."
+    """Wait for the work queued on `device` before reading a clock (CUDA runs it behind the host; a
+    CPU has none queued)."""
     if str(device).startswith("cuda"):
         import torch
         torch.cuda.synchronize(device)
 
 # %% ../nbs/00_core.ipynb #4628ad45
-CPU_AMX = "EAGLE3_CPU_AMX"   # environment switch: 0 runs this process and its vLLM as on a CPU without AMX
+CPU_AMX = "EAGLE3_CPU_AMX"   # environment switch: 0 runs this process and its vLLM as on a CPU
+                             # without AMX
 
 def cpu_amx_switch():
-    "Make `torch.cpu._is_amx_tile_supported()` false while `EAGLE3_CPU_AMX` is 0 (read at each call); idempotent."
+    """Make `torch.cpu._is_amx_tile_supported()` false while `EAGLE3_CPU_AMX` is 0 (read at each
+    call); idempotent."""
     import torch
     shipped = getattr(torch.cpu._is_amx_tile_supported, "shipped", torch.cpu._is_amx_tile_supported)
     def _is_amx_tile_supported()->bool: return os.environ.get(CPU_AMX, "1") != "0" and shipped()
     _is_amx_tile_supported.shipped = shipped
     torch.cpu._is_amx_tile_supported = _is_amx_tile_supported
 
-VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD"}   # /proc/cpuinfo's vendor_id, as people say it
+VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD"}   # /proc/cpuinfo's vendor_id, as people
+                                                             # say it
 
 def cpu_model(cpuinfo:str|Path="/proc/cpuinfo")->dict:
-    "The first CPU's vendor, family, model, name and whether it has AVX-512 BF16 ({} where the file is missing)."
+    """The first CPU's vendor, family, model, name and whether it has AVX-512 BF16 ({} where the
+    file is missing)."""
     try: text = Path(cpuinfo).read_text()
     except OSError: return {}
     first = dict(l.split(":", 1) for l in text.split("\n\n")[0].splitlines() if ":" in l)
     f = {k.strip(): v.strip() for k, v in first.items()}
     vendor = f.get("vendor_id", "")
-    return {"vendor": VENDORS.get(vendor, vendor), "family": f.get("cpu family"), "model": f.get("model"),
-            "model_name": f.get("model name"), "avx512_bf16": "avx512_bf16" in f.get("flags", "").split()}
+    return {"vendor": VENDORS.get(vendor, vendor), "family": f.get("cpu family"),
+            "model": f.get("model"),
+            "model_name": f.get("model name"),
+            "avx512_bf16": "avx512_bf16" in f.get("flags", "").split()}
 
 def cpu_kind()->dict:
     """This CPU as figures name it: torch's kernel capability, whether vLLM sees AMX, whether that is simulated, and
@@ -434,7 +513,8 @@ def cpu_kind()->dict:
     cpu_amx_switch()
     amx = torch.cpu._is_amx_tile_supported()
     return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "amx": amx,
-            "amx_simulated_off": not amx and torch.cpu._is_amx_tile_supported.shipped(), **cpu_model()}
+            "amx_simulated_off": not amx and torch.cpu._is_amx_tile_supported.shipped(),
+            **cpu_model()}
 
 def cpu_line()->str:
     "`cpu_kind` in words, as test runs and figures print it."

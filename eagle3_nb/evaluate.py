@@ -15,8 +15,11 @@ from .model import Eagle3Draft
 from .derive import draft_config
 from .verifier import Verifier
 from .convert import load_draft
+from .reference import spec_method
+from .dflash import dflash_acceptance, dflash_aux_ids, dflash_head, load_dflash
 from .objective import offline_acceptance
-from .speed import (CONCURRENCY, WHY_LOSES, headline, level_counts, plot_speed, speed_engines,
+from .speed import (CONCURRENCY, WHY_LOSES, headline, level_counts, plot_speed,
+                             speed_engines,
                              speed_sweep, speed_table)
 from .core import atomic_write, read_json, write_json
 _log = logger("evaluate")
@@ -30,10 +33,13 @@ __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'pl
 def spec_metrics(metrics:list)->dict:
     "Acceptance figures from vLLM's `llm.get_metrics()`."
     m = {x.name: getattr(x, "values", getattr(x, "value", None)) for x in metrics}
-    drafts, acc = m.get("vllm:spec_decode_num_drafts", 0), m.get("vllm:spec_decode_num_accepted_tokens", 0)
+    drafts, acc = m.get("vllm:spec_decode_num_drafts", 0), m.get(
+        "vllm:spec_decode_num_accepted_tokens", 0)
     per = m.get("vllm:spec_decode_num_accepted_tokens_per_pos") or []
-    return {"drafts": drafts, "draft_tokens": m.get("vllm:spec_decode_num_draft_tokens", 0), "accepted": acc,
-            "mean_acceptance_length": 1 + acc / max(drafts, 1), "per_position": [a / max(drafts, 1) for a in per]}
+    return {"drafts": drafts, "draft_tokens": m.get("vllm:spec_decode_num_draft_tokens", 0),
+            "accepted": acc,
+            "mean_acceptance_length": 1 + acc / max(drafts, 1),
+            "per_position": [a / max(drafts, 1) for a in per]}
 
 def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   prompts:list,                     # user messages, one chat each
@@ -41,32 +47,45 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
                   k:int=SPEC_TOKENS,                # speculative tokens per step
                   max_tokens:int=ANSWER_TOKENS,     # answer length limit
                   dtype:str="float32",              # dtype vLLM serves in
-                  engine:EngineConfig|dict|None=None, # vLLM start-up options (a dict from JSON works too)
-                  states_out:str|Path|None=None,    # without a draft: store the verifier's states on its answers here
-                  layer_ids:list|None=None,         # their aux layers (vLLM's ids); None: the verifier's default
+                  engine:EngineConfig|dict|None=None, # vLLM start-up options (a dict from JSON
+                                                      # works too)
+                  states_out:str|Path|None=None,    # without a draft: store the verifier's states
+                                                    # on its answers here
+                  layer_ids:list|None=None,         # their aux layers (vLLM's ids); None: the
+                                                    # verifier's default
                  )->dict:
-    "Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time, tokens/s, acceptance."
+    """Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time,
+    tokens/s, acceptance."""
     from vllm import SamplingParams
-    if states_out and draft: raise ValueError("states_out: the verifier's states come from a run without a draft")
+    if states_out and draft:
+        raise ValueError("states_out: the verifier's states come from a run without a draft")
     eng = EngineConfig.of(engine) or EngineConfig()
-    llm = vllm_engine(verifier, dtype, eng, draft=draft, k=k, extra={"enable_prefix_caching": False} if states_out else None)
+    llm = vllm_engine(verifier, dtype, eng, draft=draft, k=k,
+                      extra={"enable_prefix_caching": False} if states_out else None)
     try:
         recs = [{"id": f"h{i:04d}", "messages": [{"role": "user", "content": p}]} for i, p in enumerate(prompts)]
         cap = contextlib.nullcontext()
         if states_out:
             from eagle3_nb.vllm_extract import DecodeCapture
-            cap = DecodeCapture(Verifier.of(verifier), ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype, llm=llm)
+            cap = DecodeCapture(Verifier.of(verifier),
+                                ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype,
+                                llm=llm)
         t = time.perf_counter()
         with cap, tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
-            outs = llm.chat([r["messages"] for r in recs], SamplingParams(max_tokens=max_tokens, temperature=0.0),
-                            use_tqdm=VLLMBar(bar), chat_template_kwargs=eng.chat_template_kwargs or None)
+            outs = llm.chat([r["messages"] for r in recs],
+                            SamplingParams(max_tokens=max_tokens, temperature=0.0),
+                            use_tqdm=VLLMBar(bar),
+                            chat_template_kwargs=eng.chat_template_kwargs or None)
             secs = time.perf_counter() - t
             if states_out:
                 from eagle3_nb.vllm_extract import store_states
-                store_states(states_out, cap, recs, outs, ExtractConfig(compute_dtype=dtype, engine=eng))
+                store_states(states_out, cap, recs, outs,
+                             ExtractConfig(compute_dtype=dtype, engine=eng))
         ntok = sum(len(o.outputs[0].token_ids) for o in outs)
-        return {"texts": [o.outputs[0].text for o in outs], "token_ids": [list(o.outputs[0].token_ids) for o in outs],
-                "seconds": secs, "tokens_per_s": ntok / secs, **(spec_metrics(llm.get_metrics()) if draft else {})}
+        return {"texts": [o.outputs[0].text for o in outs],
+                "token_ids": [list(o.outputs[0].token_ids) for o in outs],
+                "seconds": secs, "tokens_per_s": ntok / secs,
+                **(spec_metrics(llm.get_metrics()) if draft else {})}
     finally:
         del llm; gc.collect()
 
@@ -78,17 +97,20 @@ def vllm_loads(verifier:str|Path,       # verifier directory
                timeout:int=600,         # seconds before the process is given up
                dtype:str="float32",      # dtype vLLM serves in
               )->tuple[bool, str, dict]:
-    "Load `draft` in vLLM in a fresh process (a failed load can break in-process state) and generate: (ok, error, metrics)."
+    """Load `draft` in vLLM in a fresh process (a failed load can break in-process state) and
+    generate: (ok, error, metrics)."""
     import subprocess, sys
     code = ("import json, sys; from eagle3_nb.evaluate import vllm_generate; "
             "r = vllm_generate(*json.loads(sys.argv[1]));"
             "print('RESULT' + json.dumps({k: v for k, v in r.items() if k != 'texts'}))")
     env = vllm_env(dict(os.environ))
     args = json.dumps([str(verifier), prompts, draft and str(draft), 3, max_tokens, dtype])
-    p = subprocess.run([sys.executable, "-c", code, args], capture_output=True, text=True, timeout=timeout, env=env)
+    p = subprocess.run([sys.executable, "-c", code, args], capture_output=True, text=True,
+                       timeout=timeout, env=env)
     res = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
     if p.returncode == 0 and res: return True, "", json.loads(res[-1][len("RESULT"):])
-    errs = [l.strip() for l in p.stderr.splitlines() if "Error" in l and not l.lstrip().startswith("File")]
+    errs = [l.strip() for l in p.stderr.splitlines() if "Error" in l and not l.lstrip().startswith(
+        "File")]
     return False, (errs[-1] if errs else f"exit code {p.returncode}")[:200], {}
 
 # %% ../nbs/09_evaluate.ipynb #88e08b0d
@@ -129,9 +151,12 @@ def plot_overview(ev:dict, path:str|Path, hist:list|None=None):
     plt.close(fig)
 
 def _curves(hist:list, key:str, ax, label:str):
-    "One per-TTT-step curve of a training history (`step_loss` or `step_acc`), smoothed over 10 steps, into `ax`."
-    sm = lambda xs, w=10: [sum(xs[max(0, i - w):i + 1]) / len(xs[max(0, i - w):i + 1]) for i in range(len(xs))]
-    for j in range(max(len(h[key]) for h in hist)):   # with `ttt_every` > 1 only some batches have the later steps
+    """One per-TTT-step curve of a training history (`step_loss` or `step_acc`), smoothed over 10
+    steps, into `ax`."""
+    sm = lambda xs, w=10: [sum(xs[max(0, i - w):i + 1]) / len(
+        xs[max(0, i - w):i + 1]) for i in range(len(xs))]
+    for j in range(max(len(h[key]) for h in hist)):   # with `ttt_every` > 1 only some batches have
+                                                      # the later steps
         xs = [i for i, h in enumerate(hist) if len(h[key]) > j]
         ax.plot(xs, sm([hist[i][key][j] for i in xs]), label=f"TTT step {j}")
     ax.set_xlabel("optimiser step")
@@ -159,11 +184,15 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
                           prompts:list,         # the user messages of the baseline run
                           base:dict,            # `vllm_generate`'s result without a draft
                           out:str|Path,         # extraction directory (resumed)
-                          device:str="cpu",     # where the verifier runs: cpu, cuda, or auto (shard over GPUs)
-                          dtype:str="float32",  # the dtype vLLM served in: the offline estimate must see the same numbers
-                          layer_ids:list|None=None, # the draft's aux layers (vLLM's ids); None: the verifier's default
+                          device:str="cpu",     # where the verifier runs: cpu, cuda, or auto (shard
+                                                # over GPUs)
+                          dtype:str="float32",  # the dtype vLLM served in: the offline estimate
+                                                # must see the same numbers
+                          layer_ids:list|None=None, # the draft's aux layers (vLLM's ids); None: the
+                                                    # verifier's default
                          )->Path:
-    "Extract the verifier's greedy answers of a vLLM run without draft, for the offline estimate; resumable."
+    """Extract the verifier's greedy answers of a vLLM run without draft, for the offline estimate;
+    resumable."""
     from eagle3_nb.extract import extract
     extract(_answer_records(prompts, base["texts"], "h"), verifier, out,
             ExtractConfig(device=device, compute_dtype=dtype, layer_ids=layer_ids))
@@ -171,13 +200,16 @@ def heldout_from_baseline(verifier:str|Path,  # verifier directory
 
 # %% ../nbs/09_evaluate.ipynb #e53cff4f
 def first_difference(x:list, y:list)->int|None:
-    "The first token where two greedy answers differ (where one ends, if the other goes on); None: identical."
-    return next((i for i, (a, b) in enumerate(zip(x, y)) if a != b), None if len(x) == len(y) else min(len(x), len(y)))
+    """The first token where two greedy answers differ (where one ends, if the other goes on); None:
+    identical."""
+    return next((i for i, (a, b) in enumerate(zip(x, y)) if a != b),
+                None if len(x) == len(y) else min(len(x), len(y)))
 
 def category_acceptance(outputs:list,   # the draft arm's finished `RequestOutput`s
                         categories:list, # each prompt's category, in the same order
                        )->dict:
-    "Acceptance per category (MT-Bench's), pooled and per request, from vLLM's per-request histograms."
+    """Acceptance per category (MT-Bench's), pooled and per request, from vLLM's per-request
+    histograms."""
     from eagle3_nb.speed import acceptance
     by = {}
     for o, c in zip(outputs, categories):
@@ -186,33 +218,42 @@ def category_acceptance(outputs:list,   # the draft arm's finished `RequestOutpu
     return {c: {**acceptance(h), "prompts": len(h)} for c, h in by.items()}
 
 def speed_line(ev:dict)->str:
-    "The headline: the speedup at the lowest concurrency measured, with its prompts, tokens/s and time per output token."
+    """The headline: the speedup at the lowest concurrency measured, with its prompts, tokens/s and
+    time per output token."""
     h = headline(ev["speed"]["levels"])
     at = "batch 1" if h["concurrency"] == 1 else f"concurrency {h['concurrency']}"
     b, s = h["baseline"], h["eagle3"]
     tpot = f", time per output token {b['tpot_ms']:.1f} -> {s['tpot_ms']:.1f} ms" if b["tpot_ms"] and s["tpot_ms"] else ""
-    return (f"{h['speedup']:.2f}x at {at} ({h['prompts']} prompts: {b['tokens_per_s']:.1f} -> {s['tokens_per_s']:.1f} "
-            f"output tokens/s{tpot})")
+    return (f"{h['speedup']:.2f}x at {at} ({h['prompts']} prompts: {b['tokens_per_s']:.1f} -> "
+            f"{s['tokens_per_s']:.1f} output tokens/s{tpot})")
 
 def summary_md(ev:dict, draft)->str:
-    "One-page Markdown summary of an evaluation: the batch-1 speedup first, the concurrency table, acceptance."
+    """One-page Markdown summary of an evaluation: the batch-1 speedup first, the concurrency table,
+    acceptance."""
     v, o = ev["vllm"], ev["offline"]
     at = [d for d in ev.get("greedy_first_difference") or [] if d is not None]
     where = f" ({len(at)} of {ev['prompts']} answers differ, first at token {', '.join(map(str, at[:8]))})" if at else ""
-    return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} held-out prompts, "
-                                                         f"greedy, k={ev['k']}, max {ev['max_tokens']} tokens", "",
-        f"**Speedup {speed_line(ev)}**, vLLM with the draft against vLLM alone, side by side on this machine.", "",
+    return "\n".join(["# EAGLE-3 draft evaluation", "", f"draft: `{draft}`; {ev['prompts']} "
+                                                        "held-out prompts, "
+                                                         f"greedy, k={ev['k']}, max "
+                                                         f"{ev['max_tokens']} tokens", "",
+        f"**Speedup {speed_line(ev)}**, vLLM with the draft against vLLM alone, side by side on "
+        "this machine.", "",
         "## Speed at each concurrency", "", speed_table(ev["speed"]["levels"]), "", WHY_LOSES, "",
         "## Acceptance", "",
-        f"On the {ev['prompts']} prompts (concurrency {ev['speed']['levels'][ev['speed']['keep']]['concurrency']}). "
-        "Acceptance length pooled as vLLM counts it (1 + all accepted / all verify steps) and averaged per request as "
+        f"On the {ev['prompts']} prompts (concurrency "
+        f"{ev['speed']['levels'][ev['speed']['keep']]['concurrency']}). Acceptance length pooled "
+        "as vLLM counts it (1 + all accepted / all verify steps) and averaged per request as "
         "SpecForge's benchmarks do (each request's own, then the mean).", "",
         "| figure | vLLM | offline (PyTorch draft) |", "|---|---|---|",
-        f"| mean acceptance length, pooled (tau) | {v['mean_acceptance_length']:.3f} | {o['mean_acceptance_length']:.3f} |",
-        f"| mean acceptance length, per request | {v['mean_acceptance_length_per_request']:.3f} | - |",
+        f"| mean acceptance length, pooled (tau) | {v['mean_acceptance_length']:.3f} | "
+        f"{o['mean_acceptance_length']:.3f} |",
+        f"| mean acceptance length, per request | {v['mean_acceptance_length_per_request']:.3f} | "
+        "- |",
         *[f"| acceptance at position {i + 1} | {a:.3f} | {b:.3f} |"
           for i, (a, b) in enumerate(zip(v["per_position"], o["per_position"]))],
-        f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "", *category_md(ev.get("categories")),
+        f"| drafting rounds | {v['drafts']} | {o['drafts']} |", "",
+        *category_md(ev.get("categories")),
         f"greedy output identical with and without speculation: **{ev['greedy_identical']}**{where}", "",
         "![acceptance and speed](overview.png)", "", "![training](training.png)", ""])
 
@@ -226,53 +267,68 @@ def category_md(cats:dict|None)->list[str]:
 def draft_sha256(draft:str|Path)->str:
     "sha256 of an exported draft's config and weights: which draft an evaluation measured."
     h = hashlib.sha256()
-    for p in [Path(draft)/"config.json", *sorted(Path(draft).glob("*.safetensors"))]: h.update(p.read_bytes())
+    for p in [Path(draft)/"config.json", *sorted(Path(draft).glob("*.safetensors"))]:
+        h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                    draft:str|Path,               # exported vLLM-native draft directory
                    prompts:list,                 # held-out user messages
-                   heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the baseline run's own
-                   out:str|Path,                 # metrics.json, summary.md, plots (a finished `out` is returned as is)
+                   heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the
+                                                 # baseline run's own
+                   out:str|Path,                 # metrics.json, summary.md, plots (a finished `out`
+                                                 # is returned as is)
                    k:int=SPEC_TOKENS,            # speculative tokens per step
                    max_tokens:int=ANSWER_TOKENS, # answer length limit
                    device:str="cpu",             # where the held-out answers are extracted
-                   dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
+                   dtype:str="float32",          # dtype vLLM serves in (float32 on CPU, bfloat16 on
+                                                 # GPU)
                    engine:EngineConfig|None=None,# vLLM start-up options
                    concurrency:list|tuple=CONCURRENCY, # requests in flight at each measured level
-                   concurrency_prompts:list|None=None, # prompts each level serves; None: `level_counts`' default
-                   categories:list|None=None,    # each prompt's category (MT-Bench's): acceptance per category too
+                   concurrency_prompts:list|None=None, # prompts each level serves; None:
+                                                       # `level_counts`' default
+                   categories:list|None=None,    # each prompt's category (MT-Bench's): acceptance
+                                                 # per category too
                   )->dict:
     """vLLM's speed with vs without the draft at each concurrency, its acceptance (pooled and per request), the offline
     estimate, plots and `summary.md` in `out`."""
     out = Path(out)
-    conf = read_json(Path(draft)/"config.json", "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
+    conf = read_json(Path(draft)/"config.json",
+                     "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
     counts = level_counts(list(concurrency), len(prompts), concurrency_prompts)
     sha = draft_sha256(draft)
-    if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights (a retrained draft)
+    if (out/"metrics.json").exists():   # finished: returned as is, unless it measured other weights
+                                        # (a retrained draft)
         old = read_json(out/"metrics.json")
         if old.get("draft_sha256") == sha and "speed" in old: return old
-        why = (f"measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now {sha})"
+        why = (f"measured another draft (weights {old.get('draft_sha256', 'unrecorded')}, now "
+               f"{sha})"
                if old.get("draft_sha256") != sha else "was written before the speed sweep existed")
         _log.info(f"{out} {why}: evaluating anew")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     from eagle3_nb.vllm_extract import DecodeCapture, decode_capture_possible, store_states
     eng = EngineConfig.of(engine) or EngineConfig()
-    cfg = draft_config(conf)
-    ids = (getattr(cfg, "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids")
+    dflash = spec_method(conf) == "dflash"   # a DFlash draft: its own config, model and drafting
+    ids = (dflash_aux_ids(conf) if dflash else
+           (getattr(draft_config(conf), "eagle_config", None) or {}).get("eagle_aux_hidden_state_layer_ids"))
     held = out/"hidden_states_heldout"
-    capture = heldout_data is None and decode_capture_possible(eng)   # the baseline's own states: no second pass
-    if capture: shutil.rmtree(held, ignore_errors=True)   # an unfinished evaluation's shards: written anew, not appended
+    # the baseline's own states: no second pass
+    capture = heldout_data is None and decode_capture_possible(eng)
+    # an unfinished evaluation's shards: written anew, not appended
+    if capture:
+        shutil.rmtree(held, ignore_errors=True)
     xc = ExtractConfig(compute_dtype=dtype, engine=eng)
     engines = speed_engines(verifier, dtype, eng, draft, k)
     caps = []
-    def hold(c:int):   # the baseline arm at the level serving the most prompts: its states stored as it decodes
+    def hold(c:int):   # the baseline arm at the level serving the most prompts: its states stored
+                       # as it decodes
         if not capture: return None
         caps.append(DecodeCapture(Verifier.of(verifier), xc, ids, dtype, llm=engines["baseline"]))
         return caps[-1]
     try:
-        sw = speed_sweep(engines, [[{"role": "user", "content": p}] for p in prompts], list(concurrency), counts,
+        sw = speed_sweep(engines, [[{"role": "user", "content": p}] for p in prompts],
+                         list(concurrency), counts,
                          max_tokens, eng.chat_template_kwargs or None, hold)
         kept = sw["outputs"]
         n = len(kept["baseline"])
@@ -281,17 +337,21 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     finally:
         del engines; gc.collect()
     base = {"texts": [o.outputs[0].text for o in kept["baseline"]]}
-    spec_ids, base_ids = ([list(o.outputs[0].token_ids) for o in kept[a]] for a in ("eagle3", "baseline"))
+    spec_ids, base_ids = ([list(o.outputs[0].token_ids) for o in kept[a]] for a in (
+        "eagle3", "baseline"))
     if heldout_data is None:
-        heldout_data = held if capture else heldout_from_baseline(verifier, prompts[:n], base, held, device, dtype, ids)
-    model = load_draft(draft, embed=HiddenStates(heldout_data).head()["embed_tokens.weight"])[0]
-    off = offline_acceptance(model, heldout_data, k)
+        heldout_data = held if capture else heldout_from_baseline(verifier, prompts[:n], base, held,
+                                                                  device, dtype, ids)
+    hs = HiddenStates(heldout_data)
+    if dflash: off = dflash_acceptance(load_dflash(draft, dflash_head(hs.head())), hs, k)
+    else: off = offline_acceptance(load_draft(draft, embed=hs.head()["embed_tokens.weight"])[0], hs, k)
     acc = sw["levels"][sw["keep"]]["acceptance"]
     ev = {"prompts": n, "k": k, "max_tokens": max_tokens, "draft_sha256": sha,
           "greedy_identical": all(r["greedy_identical"] for r in sw["levels"]),
           "greedy_first_difference": [first_difference(a, b) for a, b in zip(spec_ids, base_ids)],
           "vllm": {"drafts": acc["steps"], "mean_acceptance_length": acc["pooled"],
-                   "mean_acceptance_length_per_request": acc["per_request"], "per_position": acc["per_position"]},
+                   "mean_acceptance_length_per_request": acc["per_request"],
+                   "per_position": acc["per_position"]},
           "offline": off, "speed": {"levels": sw["levels"], "keep": sw["keep"]},
           "speedup": headline(sw["levels"])["speedup"]}
     if categories: ev["categories"] = category_acceptance(kept["eagle3"], categories[:n])
@@ -307,44 +367,58 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
 
 # %% ../nbs/09_evaluate.ipynb #4c3cff08
 def trained_draft(draft:str|Path,              # exported draft directory
-                  trained:str|Path|None=None,  # training run directory with checkpoint.pt; None: the draft's parent, if any
+                  trained:str|Path|None=None,  # training run directory with checkpoint.pt; None:
+                                               # the draft's parent, if any
                  )->tuple[Eagle3Draft, dict]:
-    "The PyTorch draft as it was trained (the training checkpoint's config and weights), else as exported; and its config."
+    """The PyTorch draft as it was trained (the training checkpoint's config and weights), else as
+    exported; and its config."""
     ck = Path(trained or Path(draft).parent)/"checkpoint.pt"
-    return load_draft(ck if ck.exists() else draft)   # an exported draft's embedding: the caller sets the verifier's
+    return load_draft(ck if ck.exists() else draft)   # an exported draft's embedding: the caller
+                                                      # sets the verifier's
 
 def probe_acceptance(verifier:str|Path,          # verifier directory
                      draft:str|Path,             # exported draft directory, as vLLM will load it
                      prompts:list,               # user messages (a few held-out ones)
                      out:str|Path,               # scratch directory (extracted answers)
-                     data:str|Path|None=None,    # the training data: its aux layer ids are the ones trained on
-                     trained:str|Path|None=None, # training run directory (checkpoint.pt: the config trained with)
+                     data:str|Path|None=None,    # the training data: its aux layer ids are the ones
+                                                 # trained on
+                     trained:str|Path|None=None, # training run directory (checkpoint.pt: the config
+                                                 # trained with)
                      k:int=SPEC_TOKENS,          # speculative tokens per step
                      max_tokens:int=ANSWER_TOKENS,# answer length
-                     tol:float=SAME_TAU,         # largest |tau in vLLM - tau offline| that counts as the same computation
-                     dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on GPU)
-                     device:str="cpu",           # where transformers runs the verifier for the offline estimate
+                     tol:float=SAME_TAU,         # largest |tau in vLLM - tau offline| that counts
+                                                 # as the same computation
+                     dtype:str="float32",        # dtype vLLM serves in (float32 on CPU, bfloat16 on
+                                                 # GPU)
+                     device:str="cpu",           # where transformers runs the verifier for the
+                                                 # offline estimate
                      engine:EngineConfig|None=None, # vLLM start-up options (trust_remote_code, ...)
                     )->dict:
-    "vLLM's acceptance for `draft` against the trained PyTorch draft's on vLLM's own answers: the gap, and whether it is ok."
+    """vLLM's acceptance for `draft` against the trained PyTorch draft's on vLLM's own answers: the
+    gap, and whether it is ok."""
     from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.extract import extract
     from eagle3_nb.verify import Finding
     out = Path(out)
-    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype, engine=engine)
+    spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype,
+                         engine=engine)
     model, conf = trained_draft(draft, trained)
     ids = (read_manifest(data)["aux_layer_ids"] if data else
            (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"))
-    xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device, engine=engine or EngineConfig())
+    xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device,
+                       engine=engine or EngineConfig())
     extract(_answer_records(prompts, spec["texts"], "p"), verifier, out/"hidden_states", xc)
     hs = HiddenStates(out/"hidden_states")
     model.embed_tokens.weight.data.copy_(hs.head()["embed_tokens.weight"].float())
     off = offline_acceptance(model, hs.path, k)
     gap = spec["mean_acceptance_length"] - off["mean_acceptance_length"]
-    res = {"vllm": spec["mean_acceptance_length"], "offline": off["mean_acceptance_length"], "gap": gap, "tol": tol,
+    res = {"vllm": spec["mean_acceptance_length"], "offline": off["mean_acceptance_length"],
+           "gap": gap, "tol": tol,
            "ok": abs(gap) <= tol, "aux_layer_ids_trained": ids, "prompts": len(prompts)}
-    fix = ("loads but does not compute what was trained: compare the config vLLM reads (aux layer ids, "
-           "norm_before_residual, norms, head_dim) with the one trained with (checkpoint.pt, the data's manifest)")
+    fix = ("loads but does not compute what was trained: compare the config vLLM reads (aux layer "
+           "ids, norm_before_residual, norms, head_dim) with the one trained with (checkpoint.pt, "
+           "the data's manifest)")
     found, expected = f"{res['vllm']:.3f} in vLLM", f"{res['offline']:.3f} (the trained PyTorch draft) +- {tol}"
-    res["finding"] = None if res["ok"] else Finding("acceptance", "mean acceptance length", found, expected, "error", fix)
+    res["finding"] = None if res["ok"] else Finding("acceptance", "mean acceptance length", found,
+                                                    expected, "error", fix)
     return res

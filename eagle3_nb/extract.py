@@ -12,7 +12,8 @@ from .core import torch_dtype
 from .derive import resolve_aux_layer_ids
 from .verifier import load_tokenizer, Verifier
 from .producers import parse_shard, part_dir, producer_share
-from .shards import (ExtractConfig, done_ids, read_conversations, write_manifest, save_head, shard_chunks, summarize,
+from .shards import (ExtractConfig, done_ids, read_conversations, write_manifest,
+                              save_head, shard_chunks, summarize,
                               token_bytes, write_shard)
 
 # %% auto #0
@@ -24,14 +25,17 @@ def capture_hidden(model,                       # a transformers decoder-only ve
                    attention_mask:torch.Tensor, # (B, T), 1 on real tokens
                    layer_ids:list,              # decoder layers whose input is captured
                   )->tuple[torch.Tensor, torch.Tensor]:
-    "Inputs of decoder layers `layer_ids` (B, T, n, H) and the last layer's pre-norm output (B, T, H)."
+    """Inputs of decoder layers `layer_ids` (B, T, n, H) and the last layer's pre-norm output (B, T,
+    H)."""
     base, got = model.model, {}
     def pre(key):
-        return lambda mod, args, kwargs: got.__setitem__(key, (args[0] if args else kwargs["hidden_states"]).detach())
+        return lambda mod, args, kwargs: got.__setitem__(key,
+                                                         (args[0] if args else kwargs["hidden_states"]).detach())
     hooks = [base.layers[k].register_forward_pre_hook(pre(k), with_kwargs=True) for k in layer_ids]
     hooks.append(base.norm.register_forward_pre_hook(pre("last"), with_kwargs=True))
     try:
-        with torch.no_grad(): base(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
+        with torch.no_grad():
+            base(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
     finally:
         for h in hooks: h.remove()
     return torch.stack([got[k] for k in layer_ids], dim=2), got["last"]
@@ -49,15 +53,19 @@ class HFCapture:
         return {"norm.weight": m.model.norm.weight, "lm_head.weight": m.lm_head.weight,
                 "embed_tokens.weight": m.model.embed_tokens.weight}
     def __call__(self, samples:list)->list[tuple]:
-        "`(aux (T, n, H), last (T, H))` in the storage dtype on the CPU for each `(id, token_ids, mask)` of `samples`."
+        """`(aux (T, n, H), last (T, H))` in the storage dtype on the CPU for each `(id, token_ids,
+        mask)` of `samples`."""
         got, bs, dt = [None] * len(samples), self.cfg.batch_size, torch_dtype(self.cfg.dtype)
-        order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))  # similar lengths batched: ~20% less padding
-        dev = self.model.get_input_embeddings().weight.device  # where the first layer lives (device_map may spread the rest)
+        # similar lengths batched: ~20% less padding
+        order = sorted(range(len(samples)), key=lambda j: len(samples[j][1]))
+        dev = self.model.get_input_embeddings().weight.device  # where the first layer lives
+                                                               # (device_map may spread the rest)
         for i in range(0, len(samples), bs):
             idx = order[i:i + bs]; T = max(len(samples[j][1]) for j in idx)
             x = torch.zeros(len(idx), T, dtype=torch.long); am = torch.zeros_like(x)
             for j, n in enumerate(idx):
-                x[j, :len(samples[n][1])] = torch.tensor(samples[n][1]); am[j, :len(samples[n][1])] = 1
+                x[j, :len(samples[n][1])] = torch.tensor(samples[n][1])
+                am[j, :len(samples[n][1])] = 1
             aux, last = capture_hidden(self.model, x.to(dev), am.to(dev), self.layer_ids)
             for j, n in enumerate(idx):
                 T_n = len(samples[n][1])
@@ -71,11 +79,15 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
             verifier:str|Path,            # verifier HF directory
             out:str|Path,                 # output directory (resumed if it exists)
             cfg:ExtractConfig=ExtractConfig(), # shards, dtypes, lengths, device
-            room=None,                    # room(nbytes) returns once a shard of nbytes may be written (online training)
+            room=None,                    # room(nbytes) returns once a shard of nbytes may be
+                                          # written (online training)
            )->dict:
-    "Capture aux hidden states and targets for every conversation into safetensors shards; returns a summary."
-    recs = conversations if isinstance(conversations, list) else read_conversations(Path(conversations))
-    i, n = parse_shard(cfg.shard)   # a producer: its share of the conversations, into its own part of `out`
+    """Capture aux hidden states and targets for every conversation into safetensors shards; returns
+    a summary."""
+    recs = conversations if isinstance(conversations, list) else read_conversations(
+        Path(conversations))
+    i, n = parse_shard(cfg.shard)   # a producer: its share of the conversations, into its own part
+                                    # of `out`
     recs, out = producer_share(recs, i, n, cfg.engine.seed), part_dir(Path(out), i, n)
     out.mkdir(parents=True, exist_ok=True)
     verifier = Verifier.of(verifier)   # an entry point: read once, passed on
@@ -92,7 +104,9 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     save_head(out, capture)
     t0 = time.perf_counter()   # tokens/s of the extraction itself, the verifier loaded
     with capture, tqdm(total=len(todo), desc="extract", unit="sample") as bar:
-        for chunk, samples, skipped in shard_chunks(tok, todo, cfg, token_bytes(tc["hidden_size"], len(layer_ids), cfg)):
+        for chunk, samples, skipped in shard_chunks(tok, todo, cfg,
+                                                    token_bytes(
+                                                        tc["hidden_size"], len(layer_ids), cfg)):
             states = capture(samples) if samples else []
             ntok += write_shard(out, man, chunk, samples, states, tc["vocab_size"], skipped, room)
             bar.update(len(chunk))

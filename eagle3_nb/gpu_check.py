@@ -17,24 +17,30 @@ from .core import ANSWER_TOKENS
 __all__ = ['CHECK_BLOCKS', 'KINDS', 'cut_gguf', 'check_gguf', 'check_verifier', 'gpu_check', 'figures_table', 'bundle', 'main']
 
 # %% ../nbs/10b_gpu_check.ipynb #5b1c6932
-CHECK_BLOCKS = [*range(7), *range(18, 30)]   # the embedded SmolLM2's blocks that travel: its first 7 and last 12
+CHECK_BLOCKS = [*range(7), *range(18, 30)]   # the embedded SmolLM2's blocks that travel: its first
+                                             # 7 and last 12
 
 def cut_gguf(src:str|Path,     # a llama-architecture GGUF
              dst:str|Path,     # the GGUF to write
              keep:list[int],   # the blocks kept, in order (renumbered 0..len(keep)-1)
-             embed_q4:bool=True, # re-quantise the token embedding to Q4_1 (from Q8_0: 30 MB -> 18 MB)
+             embed_q4:bool=True, # re-quantise the token embedding to Q4_1 (from Q8_0: 30 MB -> 18
+                                 # MB)
             )->Path:
-    "A copy of a GGUF with only the blocks `keep` (the block count set to match), its embedding optionally in Q4_1."
+    """A copy of a GGUF with only the blocks `keep` (the block count set to match), its embedding
+    optionally in Q4_1."""
     import gguf
     r = gguf.GGUFReader(src)
     arch = r.get_field(gguf.Keys.General.ARCHITECTURE).contents()
     n = r.get_field(f"{arch}.block_count").contents()
-    if not keep or any(not 0 <= b < n for b in keep): raise Eagle3Error(f"blocks {keep}: choose among 0..{n - 1}")
+    if not keep or any(not 0 <= b < n for b in keep):
+        raise Eagle3Error(f"blocks {keep}: choose among 0..{n - 1}")
     w, new = gguf.GGUFWriter(dst, arch=arch), {b: i for i, b in enumerate(keep)}
-    for f in r.fields.values():   # everything but the architecture (the writer sets it) and the file's own header
+    for f in r.fields.values():   # everything but the architecture (the writer sets it) and the
+                                  # file's own header
         if f.name == gguf.Keys.General.ARCHITECTURE or f.name.startswith("GGUF."): continue
         sub = f.types[-1] if f.types[0] == gguf.GGUFValueType.ARRAY else None
-        w.add_key_value(f.name, len(keep) if f.name == f"{arch}.block_count" else f.contents(), f.types[0], sub_type=sub)
+        w.add_key_value(f.name, len(keep) if f.name == f"{arch}.block_count" else f.contents(),
+                        f.types[0], sub_type=sub)
     out = []   # (name, data, type) of the kept tensors
     for t in r.tensors:
         name, data, kind = t.name, t.data, t.tensor_type
@@ -62,18 +68,22 @@ def check_gguf(cache:str|Path|None=None)->Path:   # default: `cache_dir()`
         cut_gguf(smollm2_gguf(), part, CHECK_BLOCKS); part.rename(gguf)
     return gguf
 
-def check_verifier(gguf:str|Path|None=None,  # a carried cut GGUF; None: cut the embedded verifier's here
+def check_verifier(gguf:str|Path|None=None,  # a carried cut GGUF; None: cut the embedded verifier's
+                                             # here
                    cache:str|Path|None=None, # default: `cache_dir()`
                   )->Path:
-    "The check's verifier as a Hugging Face directory (bf16), converted once from the cut GGUF and cached."
+    """The check's verifier as a Hugging Face directory (bf16), converted once from the cut GGUF and
+    cached."""
     cache = Path(cache or cache_dir())
     gguf = Path(gguf or check_gguf(cache))
-    if not gguf.is_file(): raise Eagle3Error(f"{gguf} does not exist: carry the GGUF `make gpu-bundle` wrote")
+    if not gguf.is_file():
+        raise Eagle3Error(f"{gguf} does not exist: carry the GGUF `make gpu-bundle` wrote")
     return cached_build(cache/gguf.stem, lambda tmp: convert_gguf(gguf, tmp), gguf.name)
 
 # %% ../nbs/10b_gpu_check.ipynb #84f67614
 def _peak_gb(device:str)->float:
-    "Peak memory so far: the CUDA allocator's on a GPU (reset per stage), the process's largest resident set on a CPU."
+    """Peak memory so far: the CUDA allocator's on a GPU (reset per stage), the process's largest
+    resident set on a CPU."""
     if device.startswith("cuda"): return torch.cuda.max_memory_allocated() / 2**30
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # kilobytes on Linux
 
@@ -88,39 +98,49 @@ def _stage(figures:dict, name:str, device:str):
     row.update(seconds=round(time.perf_counter() - t0, 2), peak_gb=round(_peak_gb(device), 2))
 
 # %% ../nbs/10b_gpu_check.ipynb #f5938c9c
-def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:int, max_new_tokens:int):
-    "Answer the training and the held-out prompts, and extract their hidden states; timed into `fig`."
+def _data(fig:dict, out:Path, v:Path, device:str, dt:str, prompts:int, heldout:int,
+          max_new_tokens:int):
+    """Answer the training and the held-out prompts, and extract their hidden states; timed into
+    `fig`."""
     from eagle3_nb.prompts import prompt_records
     from eagle3_nb.regeneration import RegenConfig, regenerate
     from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.extract import extract
-    sets = {"train": prompt_records("default", "train", prompts), "heldout": prompt_records("default", "heldout", heldout)}
+    sets = {"train": prompt_records("default", "train", prompts),
+            "heldout": prompt_records("default", "heldout", heldout)}
     for name, recs in sets.items():
         with _stage(fig, f"answer {name}", device) as row:
-            regenerate(recs, v, out/f"{name}.jsonl", RegenConfig(max_new_tokens, batch_size=16, device=device, dtype=dt))
-            n = sum(len(json.loads(l)["answer_ids"]) for l in (out/f"{name}.jsonl").read_text().splitlines())
+            regenerate(recs, v, out/f"{name}.jsonl",
+                       RegenConfig(max_new_tokens, batch_size=16, device=device, dtype=dt))
+            n = sum(len(json.loads(l)["answer_ids"]) for l in (
+                out/f"{name}.jsonl").read_text().splitlines())
         row["tokens_per_s"] = round(n / row["seconds"], 1)
         with _stage(fig, f"extract {name}", device) as row:
-            s = extract(out/f"{name}.jsonl", v, out/f"hs_{name}", ExtractConfig(device=device, compute_dtype=dt))
+            s = extract(out/f"{name}.jsonl", v, out/f"hs_{name}",
+                        ExtractConfig(device=device, compute_dtype=dt))
         row["tokens_per_s"] = s["tokens_per_s"]   # the verifier loaded
 
 def _train_config(v:Path, device:str, steps:int, **kind):
-    "The demo preset's draft (`kind`: derive's switches over it) and training settings, for `steps` steps (bf16 on a GPU)."
+    """The demo preset's draft (`kind`: derive's switches over it) and training settings, for
+    `steps` steps (bf16 on a GPU)."""
     from eagle3_nb.derive import derive_draft_config
     from eagle3_nb.pipeline import PRESETS
     from eagle3_nb.train import TrainConfig
     demo = PRESETS["demo"]
-    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], **{"fc_norm": demo["fc_norm"], **kind}).config
+    config = derive_draft_config(v, draft_vocab_size=demo["draft_vocab_size"], **{
+        "fc_norm": demo["fc_norm"], **kind}).config
     tc = TrainConfig(**{**demo["train"], "device": device, "precision": "bf16" if device.startswith("cuda") else "auto",
                         "epochs": 1000, "ckpt_every": steps // 2, "max_steps": steps})
     return config, tc
 
 def _train_resumed(fig:dict, out:Path, config, tc):
-    "Train to half the steps, then resume from the checkpoint to all of them: the history must run on without a gap."
+    """Train to half the steps, then resume from the checkpoint to all of them: the history must run
+    on without a gap."""
     from eagle3_nb.train import train
     steps, device = tc.max_steps, tc.device
     with _stage(fig, "train", device) as row:
-        half = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps // 2), progress=False)
+        half = train(out/"hs_train", config, out/"train", replace(tc, max_steps=steps // 2),
+                     progress=False)
         hist = train(out/"hs_train", config, out/"train", tc, progress=False)["history"]
     if [r["step"] for r in hist] != list(range(1, steps + 1)) or hist[:steps // 2] != half["history"]:
         raise Eagle3Error("the resumed training did not continue where it stopped")
@@ -129,93 +149,117 @@ def _train_resumed(fig:dict, out:Path, config, tc):
                s_per_step=round((hist[-1]["seconds"] - hist[h]["seconds"]) / (steps - h - 1), 3))
 
 def _profile(fig:dict, out:Path, config, tc, steps:int=8):
-    "A fresh run of a few steps under `torch.profiler`: how much of a step the device computes, the host's largest ops."
+    """A fresh run of a few steps under `torch.profiler`: how much of a step the device computes,
+    the host's largest ops."""
     from torch.profiler import ProfilerActivity, profile
     from eagle3_nb.train import train
-    device, tc = tc.device, replace(tc, max_steps=steps, ckpt_every=steps)   # one save, at the end: none resumes
+    # one save, at the end: none resumes
+    device, tc = tc.device, replace(tc, max_steps=steps, ckpt_every=steps)
     cuda = device.startswith("cuda")
     with _stage(fig, "profile", device) as row, profile(activities=[ProfilerActivity.CPU] +
                                                         [ProfilerActivity.CUDA] * cuda) as prof:
         wall = train(out/"hs_train", config, out/"profile", tc, progress=False)["history"][-1]["seconds"]
-    ev = prof.key_averages()   # the run's start (the probe, the targets' head) counts too: device_busy is an upper bound
+    ev = prof.key_averages()   # the run's start (the probe, the targets' head) counts too:
+                               # device_busy is an upper bound
     busy = sum(e.self_device_time_total for e in ev) / 1e6 / wall if cuda else None
-    row.update(steps=steps, s_per_step=round(wall / steps, 3), device_busy=None if busy is None else round(busy, 2),
+    row.update(steps=steps, s_per_step=round(wall / steps, 3),
+               device_busy=None if busy is None else round(busy, 2),
                host_top=[f"{e.key} {e.self_cpu_time_total / 1e3 / steps:.1f} ms"
                          for e in sorted(ev, key=lambda e: -e.self_cpu_time_total)[:4]])
 
 def _judge(fig:dict, out:Path, v:Path, device:str):
-    "`verify` (it says what it could not check, vLLM's rules where vLLM is absent), then the offline acceptance."
+    """`verify` (it says what it could not check, vLLM's rules where vLLM is absent), then the
+    offline acceptance."""
     from eagle3_nb.verify import verify
     from eagle3_nb.shards import HiddenStates
     from eagle3_nb.convert import load_draft
     from eagle3_nb.objective import offline_acceptance
     with _stage(fig, "verify", device) as row:
         rep = verify(out/"train"/"draft", v, data=out/"hs_train", device=device.split(":")[0])
-    row.update(errors=len(rep.errors), checks=rep.checks, skipped=[f.fix for f in rep.findings if "not checked" in f.fix])
-    with _stage(fig, "offline acceptance", device) as row: row.update(_acceptance(out/"train"/"draft", out, device))
+    row.update(errors=len(rep.errors), checks=rep.checks,
+               skipped=[f.fix for f in rep.findings if "not checked" in f.fix])
+    with _stage(fig, "offline acceptance", device) as row:
+        row.update(_acceptance(out/"train"/"draft", out, device))
 
 def _acceptance(draft:Path, out:Path, device:str)->dict:
-    "A draft's offline acceptance at k = 3 on the held-out answers: its mean length and per position."
+    """A draft's offline acceptance at k = 3 on the held-out answers: its mean length and per
+    position."""
     from eagle3_nb.shards import HiddenStates
     from eagle3_nb.convert import load_draft
     from eagle3_nb.objective import offline_acceptance
     held = HiddenStates(out/"hs_heldout")
-    off = offline_acceptance(load_draft(draft, embed=held.head()["embed_tokens.weight"])[0].to(device), held, 3)
+    off = offline_acceptance(load_draft(draft, embed=held.head()["embed_tokens.weight"])[0].to(
+        device), held, 3)
     return {"mean_acceptance_length": round(off["mean_acceptance_length"], 3),
             "per_position": [round(p, 3) for p in off["per_position"]]}
 
-KINDS = {"parallel": {"parallel_drafting": True}, "EAGLE-3.1": {"norm_output": True}}   # beside the check's chain draft
+# beside the check's chain draft
+KINDS = {"parallel": {"parallel_drafting": True}, "EAGLE-3.1": {"norm_output": True}}
 
 def _kinds(fig:dict, out:Path, v:Path, tc):
-    "The other draft kinds trained on the same data for the same steps (fresh runs); each one's offline acceptance."
+    """The other draft kinds trained on the same data for the same steps (fresh runs); each one's
+    offline acceptance."""
     from eagle3_nb.train import train
     with _stage(fig, "draft kinds", tc.device) as row:
-        row["kinds"] = {"chain": {k: fig["offline acceptance"][k] for k in ("mean_acceptance_length", "per_position")}}
+        row["kinds"] = {"chain": {k: fig["offline acceptance"][k] for k in (
+            "mean_acceptance_length", "per_position")}}
         for name, kind in KINDS.items():
-            train(out/"hs_train", _train_config(v, tc.device, tc.max_steps, **kind)[0], out/name, tc, progress=False)
+            train(out/"hs_train", _train_config(v, tc.device, tc.max_steps, **kind)[0], out/name,
+                  tc, progress=False)
             row["kinds"][name] = _acceptance(out/name/"draft", out, tc.device)
 
 def _loss_kernels(fig:dict, device:str):
-    "liger-kernel's fused loss against the chunked one at Kimi-K2.5's draft head: 8,192 rows, hidden 7168, vocabulary 32k."
+    """liger-kernel's fused loss against the chunked one at Kimi-K2.5's draft head: 8,192 rows,
+    hidden 7168, vocabulary 32k."""
     import importlib.util
     from eagle3_nb.objective import compare_loss_kernels, kernels_agree
     with _stage(fig, "loss kernels", device) as row:
         if not device.startswith("cuda") or importlib.util.find_spec("liger_kernel") is None:
-            row["why"] = ("not compared: liger-kernel is not importable here" if device.startswith("cuda") else
-                          "not compared: a CPU runs the Triton kernel only under Triton's interpreter (07a tests it)")
+            row["why"] = ("not compared: liger-kernel is not importable here" if device.startswith(
+                "cuda") else
+                          "not compared: a CPU runs the Triton kernel only under Triton's "
+                          "interpreter (07a tests it)")
             return
         row.update(compare_loss_kernels(8192, 7168, 32000, device, torch.bfloat16, 1024))
     row["agree"] = kernels_agree(row)   # the check fails on False, once its figures are written
 
 def _attention_kernels(fig:dict, device:str, config):
-    "The fused kernel of TTT steps k >= 1 against explicit scores (`compare_later`): the check's draft, Kimi-K2.5's MLA one."
+    """The fused kernel of TTT steps k >= 1 against explicit scores (`compare_later`): the check's
+    draft, Kimi-K2.5's MLA one."""
     from eagle3_nb.attention import compare_later, later_agree
     from eagle3_nb.model import attention_widths
     kind = device.split(":")[0]
-    dt, kimi = (torch.bfloat16 if kind == "cuda" else torch.float32), (64, 64, 192, 128)   # Kimi-K2.5's MLA draft
+    # Kimi-K2.5's MLA draft
+    dt, kimi = (torch.bfloat16 if kind == "cuda" else torch.float32), (64, 64, 192, 128)
     with _stage(fig, "attention kernels", device) as row:
         row["attention"] = {"check's draft": compare_later(*attention_widths(config), dt, kind),
                             "kimi-k2.5 mla": compare_later(*kimi, dt, kind, T=1024 if kind == "cuda" else 256)}
-    row["agree"] = all(later_agree(c, dt) for c in row["attention"].values())   # False fails the check, figures written
+    # False fails the check, figures written
+    row["agree"] = all(later_agree(c, dt) for c in row["attention"].values())
 
 def _speed(fig:dict, out:Path, v:Path, device:str, dt:str, heldout:int, max_new_tokens:int):
-    "Decoding speed in vLLM with and without the check's draft at concurrency 1 and 32, where vLLM is installed."
+    """Decoding speed in vLLM with and without the check's draft at concurrency 1 and 32, where vLLM
+    is installed."""
     with _stage(fig, "speed", device) as row:
         try: import vllm   # noqa: F401 (a bare GPU machine has none)
         except ImportError:
-            row["why"] = ("not measured: vLLM is not installed here; where it is, `eagle3 evaluate --draft "
-                          f"{out/'train'/'draft'} --out {out/'speed'} --concurrency 1,32` measures it")
+            row["why"] = ("not measured: vLLM is not installed here; where it is, `eagle3 evaluate "
+                          f"--draft {out/'train'/'draft'} --out {out/'speed'} --concurrency 1,32` "
+                          "measures it")
             return
         from eagle3_nb.evaluate import evaluate_draft
         from eagle3_nb.prompts import prompt_records
-        prompts = [r["messages"][0]["content"] for r in prompt_records("default", "heldout", heldout)]
-        ev = evaluate_draft(v, out/"train"/"draft", prompts, out/"hs_heldout", out/"speed", max_tokens=max_new_tokens,
+        prompts = [r["messages"][0]["content"] for r in prompt_records(
+            "default", "heldout", heldout)]
+        ev = evaluate_draft(v, out/"train"/"draft", prompts, out/"hs_heldout", out/"speed",
+                            max_tokens=max_new_tokens,
                             device=device, dtype=dt, concurrency=[1, 32])
         row["speedup"] = {r["concurrency"]: round(r["speedup"], 3) for r in ev["speed"]["levels"]}
 
 def gpu_check(out:str|Path,                 # the check's directory (a re-run starts it afresh)
               device:str="cuda",            # cuda, or cpu for the same check on a CPU
-              gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier here
+              gguf:str|Path|None=None,      # the carried cut GGUF; None: cut the embedded verifier
+                                            # here
               prompts:int=64,               # training prompts answered
               heldout:int=16,               # held-out prompts for the offline acceptance
               max_new_tokens:int=ANSWER_TOKENS, # answer length
@@ -225,12 +269,15 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     is installed, the speedup at concurrency 1 and 32, on `device`."""
     import shutil
     out, cuda = Path(out), device.startswith("cuda")
-    if cuda and not torch.cuda.is_available(): raise Eagle3Error("no CUDA device here: run the check with device='cpu'")
-    if steps < 4: raise Eagle3Error(f"--steps {steps}: the check stops at half and resumes; choose 4 or more")
+    if cuda and not torch.cuda.is_available():
+        raise Eagle3Error("no CUDA device here: run the check with device='cpu'")
+    if steps < 4:
+        raise Eagle3Error(f"--steps {steps}: the check stops at half and resumes; choose 4 or more")
     shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
     dt, fig, v = ("bfloat16" if cuda else "float32"), {}, check_verifier(gguf)
     _data(fig, out, v, device, dt, prompts, heldout, max_new_tokens)
-    config, tc = _train_config(v, device, steps)   # the draft derived once, for the check's run and the profiled one
+    config, tc = _train_config(v, device, steps)   # the draft derived once, for the check's run and
+                                                   # the profiled one
     _train_resumed(fig, out, config, tc)
     _judge(fig, out, v, device)
     _kinds(fig, out, v, tc)
@@ -238,12 +285,14 @@ def gpu_check(out:str|Path,                 # the check's directory (a re-run st
     _attention_kernels(fig, device, config)
     _speed(fig, out, v, device, dt, heldout, max_new_tokens)
     _profile(fig, out, config, tc)
-    res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v), "stages": fig}
+    res = {"machine": machine(device), "device": device, "dtype": dt, "verifier": str(v),
+           "stages": fig}
     write_json(out/"figures.json", res)
     if fig["loss kernels"].get("agree") is False:
         raise Eagle3Error(f"liger-kernel's loss differs from the chunked one: {fig['loss kernels']}")
     if not fig["attention kernels"]["agree"]:
-        raise Eagle3Error(f"the fused attention kernel differs from explicit scores: {fig['attention kernels']}")
+        raise Eagle3Error("the fused attention kernel differs from explicit scores: "
+                          f"{fig['attention kernels']}")
     return res
 
 # %% ../nbs/10b_gpu_check.ipynb #b27047f4
@@ -251,17 +300,22 @@ def _result(r:dict)->str:
     "A stage's outcome in words, for the table."
     if "attention" in r:
         return "; ".join(f"{k}: {x['error']}" if "error" in x else
-                         f"{k}: output {x['output']:.1e}, gradients {max(x['grad_q'], x['grad_k'], x['grad_v']):.1e}"
+                         f"{k}: output {x['output']:.1e}, gradients "
+                         f"{max(x['grad_q'], x['grad_k'], x['grad_v']):.1e}"
                          for k, x in r["attention"].items())
-    if "per_position" in r: return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
-    if "speedup" in r: return "speedup in vLLM " + ", ".join(f"{s}x at concurrency {c}" for c, s in r["speedup"].items())
+    if "per_position" in r:
+        return f"tau {r['mean_acceptance_length']} ({' / '.join(map(str, r['per_position']))})"
+    if "speedup" in r:
+        return "speedup in vLLM " + ", ".join(f"{s}x at concurrency {c}" for c, s in r["speedup"].items())
     if "why" in r: return r["why"]
     if "grad_input" in r:
-        return (f"liger vs chunked: loss {r['loss']:.1e}, gradients {r['grad_input']:.1e} / {r['grad_weight']:.1e}, hits "
-                f"{' / '.join(map(str, r['hits']))}; seconds chunked {r['seconds']['chunked']}, liger {r['seconds']['liger']}")
+        return (f"liger vs chunked: loss {r['loss']:.1e}, gradients {r['grad_input']:.1e} / "
+                f"{r['grad_weight']:.1e}, hits {' / '.join(map(str, r['hits']))}; seconds chunked "
+                f"{r['seconds']['chunked']}, liger {r['seconds']['liger']}")
     if "kinds" in r: return "; ".join(f"{k}: {_result(x)}" for k, x in r["kinds"].items())
     if "loss" in r: return f"loss {r['loss']}, first step {r['first_step_s']} s"
-    if "errors" in r: return f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}"
+    if "errors" in r:
+        return f"{r['errors']} errors; not checked: {'; '.join(r['skipped']) or 'nothing'}"
     if "host_top" in r:
         busy = f"device busy {r['device_busy']}; " if r["device_busy"] is not None else ""
         return busy + f"host per step: {', '.join(r['host_top'])}"
@@ -269,16 +323,19 @@ def _result(r:dict)->str:
 
 def figures_table(res:dict)->str:
     "The check's figures as a markdown table, headed by the machine and dtype."
-    rows = ["| stage | seconds | tokens/s | s/step | peak GB | result |", "|---|---|---|---|---|---|"]
+    rows = ["| stage | seconds | tokens/s | s/step | peak GB | result |",
+            "|---|---|---|---|---|---|"]
     for name, r in res["stages"].items():
-        rows.append(f"| {name} | {r['seconds']} | {r.get('tokens_per_s', '')} | {r.get('s_per_step', '')} | "
-                    f"{r['peak_gb']} | {_result(r)} |")
+        rows.append(f"| {name} | {r['seconds']} | {r.get('tokens_per_s', '')} | "
+                    f"{r.get('s_per_step', '')} | {r['peak_gb']} | {_result(r)} |")
     return f"{res['machine']}, {res['dtype']}\n\n" + "\n".join(rows)
 
 def bundle(dst:str|Path,     # the bundle's directory
-           most_mib:float=61,   # the most it may hold: an offline machine's upload (64 MiB), less the repository (3 MiB)
+           most_mib:float=61,   # the most it may hold: an offline machine's upload (64 MiB), less
+                                # the repository (3 MiB)
           )->Path:
-    "Write what a fresh offline GPU machine needs beside the repository into `dst`: the cut GGUF and three wheels."
+    """Write what a fresh offline GPU machine needs beside the repository into `dst`: the cut GGUF
+    and three wheels."""
     import importlib.metadata, shutil, subprocess
     dst = Path(dst); (dst/"wheels").mkdir(parents=True, exist_ok=True)
     g = check_gguf()
@@ -290,20 +347,25 @@ def bundle(dst:str|Path,     # the bundle's directory
                     *pins], check=True)
     size = sum(p.stat().st_size for p in dst.rglob("*") if p.is_file())
     if size > most_mib * 2**20:
-        raise Eagle3Error(f"{dst} holds {size / 2**20:.1f} MiB, more than most_mib={most_mib}: cut the GGUF further")
-    print(f"{dst}: {size / 2**20:.1f} MiB ({', '.join(p.name for p in sorted(dst.rglob('*')) if p.is_file())})")
+        raise Eagle3Error(f"{dst} holds {size / 2**20:.1f} MiB, more than most_mib={most_mib}: cut "
+                          "the GGUF further")
+    print(f"{dst}: {size / 2**20:.1f} MiB "
+          f"({', '.join(p.name for p in sorted(dst.rglob('*')) if p.is_file())})")
     return dst
 
 def main(argv:list|None=None):
     "`python -m eagle3_nb.gpu_check`: the check (`--bundle DIR`: write the files to carry instead)."
-    ap = argparse.ArgumentParser(prog="python -m eagle3_nb.gpu_check", description=gpu_check.__doc__)
-    ap.add_argument("--out", default="runs/gpu-check", help="the check's directory (started afresh)")
+    ap = argparse.ArgumentParser(prog="python -m eagle3_nb.gpu_check",
+                                 description=gpu_check.__doc__)
+    ap.add_argument("--out", default="runs/gpu-check",
+                    help="the check's directory (started afresh)")
     ap.add_argument("--device", default="cuda", help="cuda, or cpu for the same check on a CPU")
     ap.add_argument("--gguf", help="the carried cut GGUF (default: cut the embedded verifier here)")
     for k in ("prompts", "heldout", "max_new_tokens", "steps"):   # gpu_check's own defaults
         v = inspect.signature(gpu_check).parameters[k].default
         ap.add_argument(f"--{k.replace('_', '-')}", type=int, default=v, help=f"default {v}")
-    ap.add_argument("--bundle", metavar="DIR", help="write the cut GGUF and the wheels to carry into DIR, and stop")
+    ap.add_argument("--bundle", metavar="DIR",
+                    help="write the cut GGUF and the wheels to carry into DIR, and stop")
     a = ap.parse_args(argv)
     try:
         if a.bundle: return bundle(a.bundle)

@@ -14,7 +14,9 @@ from .core import DTYPE_NAMES, atomic_write, torch_dtype, write_json
 from .attention import ATTENTION, register_attention
 from .derive import expected_shapes
 from .reference import TensorInfo, ptd_token, spec_from_config
-if TYPE_CHECKING: from transformers import LlamaConfig   # transformers' modules are imported where a draft is built
+# transformers' modules are imported where a draft is built
+if TYPE_CHECKING:
+    from transformers import LlamaConfig
 
 # %% auto #0
 __all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_rows', 'mla_draft', 'attention_widths',
@@ -24,24 +26,29 @@ __all__ = ['ROW_BUCKET', 'draft_vocab', 'bucketed', 'RowBucketLinear', 'bucket_r
 # %% ../nbs/06_model.ipynb #f63bebac
 def draft_vocab(counts:torch.Tensor, # (V,) counts of loss-masked verifier token ids
                 size:int)->tuple[torch.Tensor, torch.Tensor]:
-    "`d2t` (size,) int64 offsets and `t2d` (V,) bool of the `size` most frequent ids (ties: lower id)."
+    """`d2t` (size,) int64 offsets and `t2d` (V,) bool of the `size` most frequent ids (ties: lower
+    id)."""
     order = sorted(range(len(counts)), key=lambda i: (-int(counts[i]), i))[:size]
     ids = torch.tensor(sorted(order))
     t2d = torch.zeros(len(counts), dtype=torch.bool); t2d[ids] = True
     return ids - torch.arange(size), t2d
 
 # %% ../nbs/06_model.ipynb #2cb5c5b0
-ROW_BUCKET = 64   # rows of a bf16 CPU matmul are padded to a multiple of this (a demo batch: 1,528 -> 1,536 rows)
+ROW_BUCKET = 64   # rows of a bf16 CPU matmul are padded to a multiple of this (a demo batch: 1,528
+                  # -> 1,536 rows)
 
 def bucketed(n:int)->int: return n + -n % ROW_BUCKET
 
-def _cpu_bf16(x:torch.Tensor)->bool:   # a CPU matmul that runs in bf16: bf16 input, or a bf16 autocast around it
+def _cpu_bf16(x:torch.Tensor)->bool:   # a CPU matmul that runs in bf16: bf16 input, or a bf16
+                                       # autocast around it
     if x.device.type != "cpu": return False
-    autocast = torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16
+    autocast = torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype(
+        "cpu") == torch.bfloat16
     return x.dtype == torch.bfloat16 or autocast
 
 class RowBucketLinear(nn.Linear):
-    "`nn.Linear` whose input rows are padded to a multiple of `ROW_BUCKET` when it multiplies in bf16 on a CPU."
+    """`nn.Linear` whose input rows are padded to a multiple of `ROW_BUCKET` when it multiplies in
+    bf16 on a CPU."""
     def forward(self, x):
         n = x.shape[:-1].numel()
         pad = bucketed(n) - n
@@ -58,30 +65,38 @@ def bucket_rows(model:nn.Module)->nn.Module:
 
 # %% ../nbs/06_model.ipynb #7d7849ae
 def mla_draft(config)->bool:
-    "Whether a draft config is an MLA draft's (`Eagle3DeepseekV2ForCausalLM`: it has `kv_lora_rank`)."
+    """Whether a draft config is an MLA draft's (`Eagle3DeepseekV2ForCausalLM`: it has
+    `kv_lora_rank`)."""
     return getattr(config, "kv_lora_rank", None) is not None
 
 def attention_widths(config)->tuple[int, int, int, int]:
-    "The draft attention's (query heads, key/value heads, query/key width, value width): MLA repeats keys to every head."
+    """The draft attention's (query heads, key/value heads, query/key width, value width): MLA
+    repeats keys to every head."""
     if mla_draft(config):
         h = config.num_attention_heads
         return h, h, config.qk_nope_head_dim + config.qk_rope_head_dim, config.v_head_dim
     return config.num_attention_heads, config.num_key_value_heads, config.head_dim, config.head_dim
 
 def mla_layer_config(config):
-    "transformers' DeepSeek-V3 config for an MLA draft's layer: its attention as vLLM computes it (GPT-J-style rope)."
+    """transformers' DeepSeek-V3 config for an MLA draft's layer: its attention as vLLM computes it
+    (GPT-J-style rope)."""
     from transformers import DeepseekV3Config
-    keep = ("hidden_size", "num_attention_heads", "num_key_value_heads", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-            "qk_rope_head_dim", "v_head_dim", "intermediate_size", "hidden_act", "rms_norm_eps", "attention_bias",
+    keep = ("hidden_size", "num_attention_heads", "num_key_value_heads", "q_lora_rank",
+            "kv_lora_rank", "qk_nope_head_dim",
+            "qk_rope_head_dim", "v_head_dim", "intermediate_size", "hidden_act", "rms_norm_eps",
+            "attention_bias",
             "rope_parameters", "max_position_embeddings")
-    c = DeepseekV3Config(**{k: getattr(config, k) for k in keep}, rope_interleave=True)   # vLLM: is_neox_style=False
+    # vLLM: is_neox_style=False
+    c = DeepseekV3Config(**{k: getattr(config, k) for k in keep}, rope_interleave=True)
     c._attn_implementation = ATTENTION
     return c
 
 def draft_attention(config,          # the draft config
-                    layer_idx:int=0, # the decoder layer: the first reads [embedding ; hidden] (2H), the others H
+                    layer_idx:int=0, # the decoder layer: the first reads [embedding ; hidden] (2H),
+                                     # the others H
                    )->nn.Module:
-    "The draft's attention (Llama's, or DeepSeek's MLA for an MLA draft); the first layer's over 2H inputs."
+    """The draft's attention (Llama's, or DeepSeek's MLA for an MLA draft); the first layer's over
+    2H inputs."""
     if not mla_draft(config):
         from transformers.models.llama.modeling_llama import LlamaAttention
         attn, inputs = LlamaAttention(config, layer_idx=layer_idx), ("q_proj", "k_proj", "v_proj")
@@ -89,9 +104,11 @@ def draft_attention(config,          # the draft config
         from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
         attn = DeepseekV3Attention(mla_layer_config(config), layer_idx=layer_idx)
         inputs = ("q_a_proj", "q_proj", "kv_a_proj_with_mqa")
-    for n in inputs if layer_idx == 0 else ():   # the first layer reads [embedding ; hidden]: 2H inputs, as vLLM builds it
+    for n in inputs if layer_idx == 0 else ():   # the first layer reads [embedding ; hidden]: 2H
+                                                 # inputs, as vLLM builds it
         if isinstance(old := getattr(attn, n, None), nn.Linear):
-            setattr(attn, n, nn.Linear(2 * config.hidden_size, old.out_features, bias=old.bias is not None))
+            setattr(attn, n,
+                    nn.Linear(2 * config.hidden_size, old.out_features, bias=old.bias is not None))
     return attn
 
 class Eagle3DecoderLayer(nn.Module):
@@ -103,22 +120,30 @@ class Eagle3DecoderLayer(nn.Module):
         super().__init__()
         H, self.layer_idx = config.hidden_size, layer_idx
         self.self_attn = draft_attention(config, layer_idx)
-        self.mlp = DeepseekV3MLP(mla_layer_config(config)) if mla_draft(config) else LlamaMLP(config)   # gate, up, down
+        self.mlp = DeepseekV3MLP(mla_layer_config(config)) if mla_draft(
+            config) else LlamaMLP(config)   # gate, up, down
         norms = (LlamaRMSNorm(H, eps=config.rms_norm_eps) for _ in range(3))
         self.input_layernorm, self.hidden_norm, self.post_attention_layernorm = norms
-        if layer_idx: self.hidden_norm.weight.requires_grad_(False)   # vLLM's later layers have one and never use it
+        # vLLM's later layers have one and never use it
+        if layer_idx:
+            self.hidden_norm.weight.requires_grad_(False)
         self.norm_before_residual = bool(getattr(config, "norm_before_residual", False))
 
     def forward(self, embeds, hidden, position_embeddings, attention_mask, cache=None):
         if self.layer_idx == 0:
             e = self.input_layernorm(embeds)                               # (B, T, H)
             h = self.hidden_norm(hidden)
-            residual, x = (h if self.norm_before_residual else hidden), torch.cat([e, h], -1)   # x: (B, T, 2H)
-        else: residual, x = hidden, self.input_layernorm(hidden)          # the residual stream so far; x: (B, T, H)
-        a, _ = self.self_attn(x, position_embeddings=position_embeddings, attention_mask=attention_mask,
+            # x: (B, T, 2H)
+            residual, x = (h if self.norm_before_residual else hidden), torch.cat([e, h], -1)
+        # the residual stream so far; x: (B, T, H)
+        else:
+            residual, x = hidden, self.input_layernorm(hidden)
+        a, _ = self.self_attn(x, position_embeddings=position_embeddings,
+                              attention_mask=attention_mask,
                               past_key_values=cache)                       # (B, T, H)
         residual = residual + a
-        return residual + self.mlp(self.post_attention_layernorm(residual))  # pre-norm output (B, T, H)
+        # pre-norm output (B, T, H)
+        return residual + self.mlp(self.post_attention_layernorm(residual))
 
 # %% ../nbs/06_model.ipynb #cbfa3f11
 class StepCache:
@@ -127,10 +152,14 @@ class StepCache:
     they were at that step, not all K."""
     def __init__(self): self.k, self.v, self.sizes, self.replay = {}, {}, {}, None
     @property
-    def steps(self)->int: return len(self.sizes.get(0, []))   # steps whose keys are held (the first layer's count)
+    # steps whose keys are held (the first layer's count)
+    def steps(self)->int:
+        return len(self.sizes.get(0, []))
     def update(self, k, v, layer_idx, *args, **kwargs):
-        K, V, sizes = self.k.get(layer_idx), self.v.get(layer_idx), self.sizes.setdefault(layer_idx, [])
-        if self.replay is not None:   # recomputing step `replay`: the earlier steps' keys, then this step's again
+        K, V, sizes = self.k.get(layer_idx), self.v.get(layer_idx), self.sizes.setdefault(layer_idx,
+                                                                                          [])
+        if self.replay is not None:   # recomputing step `replay`: the earlier steps' keys, then
+                                      # this step's again
             n = sizes[self.replay]
             return torch.cat([K[..., :n, :], k], dim=-2), torch.cat([V[..., :n, :], v], dim=-2)
         sizes.append(0 if K is None else K.shape[-2])
@@ -139,54 +168,68 @@ class StepCache:
         return self.k[layer_idx], self.v[layer_idx]
     @contextmanager
     def replaying(self, step:int):
-        "Within: `update` answers as it did at training-time-test step `step` (and appends nothing)."
+        """Within: `update` answers as it did at training-time-test step `step` (and appends
+        nothing)."""
         self.replay = step
         try: yield
         finally: self.replay = None
 
 # %% ../nbs/06_model.ipynb #8f343544
 class Eagle3Draft(nn.Module):
-    "The EAGLE-3 draft, mirroring vLLM's Eagle3LlamaForCausalLM; parameter names are checkpoint names."
+    """The EAGLE-3 draft, mirroring vLLM's Eagle3LlamaForCausalLM; parameter names are checkpoint
+    names."""
     def __init__(self, config:LlamaConfig, embed:torch.Tensor|None=None):
         from transformers.models.llama.modeling_llama import LlamaRMSNorm, LlamaRotaryEmbedding
         super().__init__()
-        register_attention()   # 06b_attention: a TTTLayout in place of a mask runs in memory linear in length
+        register_attention()   # 06b_attention: a TTTLayout in place of a mask runs in memory linear
+                               # in length
         config._attn_implementation = ATTENTION
         self.config, H = config, config.hidden_size
         n_aux = len(config.eagle_config["eagle_aux_hidden_state_layer_ids"])
         Ht = getattr(config, "target_hidden_size", None) or H
         if embed is not None and tuple(embed.shape) != (config.vocab_size, H):
-            raise ValueError(f"embedding {tuple(embed.shape)} != (vocab_size, hidden_size) {(config.vocab_size, H)}")
+            raise ValueError(f"embedding {tuple(embed.shape)} != (vocab_size, hidden_size) "
+                             f"{(config.vocab_size, H)}")
         # the verifier's embedding as it is stored (bf16: half of fp32's memory, and lossless); rows are cast on lookup
         self.embed_tokens = nn.Embedding(config.vocab_size, H) if embed is None else nn.Embedding.from_pretrained(embed)
         self.embed_tokens.weight.requires_grad_(False)
-        if getattr(config, "norm_before_fc", False): self.input_norm = LlamaRMSNorm(n_aux * Ht, eps=config.rms_norm_eps)
+        if getattr(config, "norm_before_fc", False):
+            self.input_norm = LlamaRMSNorm(n_aux * Ht, eps=config.rms_norm_eps)
         if getattr(config, "fc_norm", False):
-            self.fc_norm = nn.ModuleList(LlamaRMSNorm(Ht, eps=config.rms_norm_eps) for _ in range(n_aux))
+            self.fc_norm = nn.ModuleList(LlamaRMSNorm(Ht, eps=config.rms_norm_eps) for _ in range(
+                n_aux))
         self.fc = nn.Linear(n_aux * Ht, H, bias=False)
-        if ptd_token(config) is not None:   # P-EAGLE: the masked slots' aux states, random at the start (as P-EAGLE's)
+        if ptd_token(config) is not None:   # P-EAGLE: the masked slots' aux states, random at the
+                                            # start (as P-EAGLE's)
             self.mask_hidden = nn.Parameter(torch.randn(n_aux * Ht))
         self.norm_output = bool(getattr(config, "norm_output", False))
-        self.midlayer = Eagle3DecoderLayer(config)   # vLLM-native checkpoints name the first layer `midlayer.`
-        if (n := getattr(config, "num_hidden_layers", 1)) > 1:   # and the later ones `layers.i.`, as vLLM builds them
-            self.layers = nn.ModuleDict({str(i): Eagle3DecoderLayer(config, i) for i in range(1, n)})
+        self.midlayer = Eagle3DecoderLayer(config)   # vLLM-native checkpoints name the first layer
+                                                     # `midlayer.`
+        if (n := getattr(config, "num_hidden_layers", 1)) > 1:   # and the later ones `layers.i.`,
+                                                                 # as vLLM builds them
+            self.layers = nn.ModuleDict({str(i): Eagle3DecoderLayer(
+                config, i) for i in range(1, n)})
         self.norm = LlamaRMSNorm(H, eps=config.rms_norm_eps)
         self.lm_head = nn.Linear(H, config.draft_vocab_size, bias=False)
         self.register_buffer("d2t", torch.zeros(config.draft_vocab_size, dtype=torch.long))
         self.register_buffer("t2d", torch.zeros(config.vocab_size, dtype=torch.bool))
         if not mla_draft(config): self.rotary_emb = LlamaRotaryEmbedding(config)
         else:   # an MLA draft ropes its qk_rope_head_dim part only
-            from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
+            from transformers.models.deepseek_v3.modeling_deepseek_v3 import (
+                DeepseekV3RotaryEmbedding)
             self.rotary_emb = DeepseekV3RotaryEmbedding(mla_layer_config(config))
-        bucket_rows(self)   # bf16 matmuls on a CPU see a few row counts, not a new one each step (above)
+        bucket_rows(self)   # bf16 matmuls on a CPU see a few row counts, not a new one each step
+                            # (above)
 
     def fc_input(self, aux:torch.Tensor)->torch.Tensor:
-        "Verifier aux hidden states (B, T, n, Ht) -> what `fc` reads (B, T, n*Ht), normalised as the config says."
+        """Verifier aux hidden states (B, T, n, Ht) -> what `fc` reads (B, T, n*Ht), normalised as
+        the config says."""
         x = aux.flatten(-2)                                              # (B, T, n*Ht)
         if hasattr(self, "input_norm"):
             x = self.input_norm(x)                       # norm_before_fc: one norm over n*Ht
         if hasattr(self, "fc_norm"):
-            x = torch.cat([n(c) for n, c in zip(self.fc_norm, x.chunk(len(self.fc_norm), -1))], -1)  # one norm per aux state
+            # one norm per aux state
+            x = torch.cat([n(c) for n, c in zip(self.fc_norm, x.chunk(len(self.fc_norm), -1))], -1)
         return x
 
     def fuse(self, aux:torch.Tensor)->torch.Tensor:
@@ -194,31 +237,44 @@ class Eagle3Draft(nn.Module):
         return self.fc(self.fc_input(aux))
 
     def decode(self, embeds, hidden, position_embeddings, attention_mask, cache=None)->torch.Tensor:
-        "The decoder layers in turn: the first over [embedding ; hidden], each later one over the one before's output."
-        x = self.midlayer(embeds, hidden, position_embeddings, attention_mask, cache)     # (B, T, H)
+        """The decoder layers in turn: the first over [embedding ; hidden], each later one over the
+        one before's output."""
+        # (B, T, H)
+        x = self.midlayer(embeds, hidden, position_embeddings, attention_mask, cache)
         for layer in getattr(self, "layers", {}).values():
-            x = layer(embeds, x, position_embeddings, attention_mask, cache)              # (B, T, H)
+            # (B, T, H)
+            x = layer(embeds, x, position_embeddings, attention_mask, cache)
         return x
 
     def mask_state(self)->torch.Tensor:
-        "A parallel draft's masked slots' hidden (1, 1, H): `mask_hidden` through `fuse`, as vLLM's proposer computes it."
+        """A parallel draft's masked slots' hidden (1, 1, H): `mask_hidden` through `fuse`, as
+        vLLM's proposer computes it."""
         return self.fuse(self.mask_hidden.view(1, 1, len(self.config.eagle_config["eagle_aux_hidden_state_layer_ids"]), -1))
 
-    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None, logits:bool=True,
+    def forward(self, hidden, input_ids, position_ids, attention_mask, cache=None, select=None,
+                logits:bool=True,
                 checkpoint:bool=False):
         """One draft step: the hidden fed to the next step (B, T, H) and the logits (B, T, Vd) or (N, Vd) at `select`.
         `checkpoint`: the layer keeps only its inputs and is recomputed in backward (activation checkpointing)."""
-        e = self.embed_tokens(input_ids).to(self.fc.weight.dtype)                         # (B, T, H)
+        # (B, T, H)
+        e = self.embed_tokens(input_ids).to(self.fc.weight.dtype)
         args = e, hidden, self.rotary_emb(hidden, position_ids), attention_mask, cache
         if checkpoint and torch.is_grad_enabled():
             from torch.utils.checkpoint import checkpoint as recompute
-            step = cache.steps if cache is not None else None   # the recomputed step sees that step's keys
-            ctx = lambda: (nullcontext(), cache.replaying(step) if cache is not None else nullcontext())
+            step = cache.steps if cache is not None else None   # the recomputed step sees that
+                                                                # step's keys
+            ctx = lambda: (nullcontext(),
+                           cache.replaying(step) if cache is not None else nullcontext())
             x = recompute(self.decode, *args, use_reentrant=False, context_fn=ctx)
-        else: x = self.decode(*args)                                                      # (B, T, H)
-        y = self.norm(x)                                                                  # (B, T, H)
-        out = y if select is None else y[select]                                          # (B, T, H) or (N, H)
-        return (y if self.norm_output else x), (self.lm_head(out) if logits else out)    # logits=False: lm_head's input
+        # (B, T, H)
+        else:
+            x = self.decode(*args)
+        # (B, T, H)
+        y = self.norm(x)
+        # (B, T, H) or (N, H)
+        out = y if select is None else y[select]
+        # logits=False: lm_head's input
+        return (y if self.norm_output else x), (self.lm_head(out) if logits else out)
 
 # %% ../nbs/06_model.ipynb #32095b9a
 def ttt_mask(T:int,      # sequence length
@@ -234,10 +290,13 @@ def ttt_mask(T:int,      # sequence length
 def export_vllm(model:Eagle3Draft,       # the draft to write
                 out:str|Path,            # new directory: config.json + model.safetensors
                 dtype:str="bfloat16",    # dtype the floating tensors are written in
-                embed_tokens:bool=False, # also write the embedding (vLLM otherwise shares the verifier's)
-                naming:str="midlayer.",  # decoder-layer prefix: "midlayer." (vLLM-native) or "layers.0." (speculators)
+                embed_tokens:bool=False, # also write the embedding (vLLM otherwise shares the
+                                         # verifier's)
+                naming:str="midlayer.",  # decoder-layer prefix: "midlayer." (vLLM-native) or
+                                         # "layers.0." (speculators)
                )->Path:
-    "Write `config.json` + `model.safetensors` in vLLM's native EAGLE-3 format, checked against the expected table."
+    """Write `config.json` + `model.safetensors` in vLLM's native EAGLE-3 format, checked against
+    the expected table."""
     from eagle3_nb.reference import rename_layer
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -249,7 +308,8 @@ def export_vllm(model:Eagle3Draft,       # the draft to write
     sd = {rename_layer(k, naming): cast(v) for k, v in model.state_dict().items()
           if embed_tokens or k != "embed_tokens.weight"}
     want = expected_shapes(spec_from_config(cfg), naming=naming, embed_tokens=embed_tokens)
-    have = {k: TensorInfo(v.shape, DTYPE_NAMES[str(v.dtype).removeprefix("torch.")]) for k, v in sd.items()}
+    have = {k: TensorInfo(v.shape, DTYPE_NAMES[str(v.dtype).removeprefix(
+        "torch.")]) for k, v in sd.items()}
     if have != want:
         raise ValueError("draft tensors differ from the derived table: "
                          f"{sorted(set(have.items()) ^ set(want.items()))}")

@@ -19,25 +19,32 @@ __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifie
            'depth_sample', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
-def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state, before its final norm
-                    head:dict,                    # `norm.weight` and `lm_head.weight` of the verifier
+def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state,
+                                                  # before its final norm
+                    head:dict,                    # `norm.weight` and `lm_head.weight` of the
+                                                  # verifier
                     rows:torch.Tensor|None=None,  # vocabulary rows to compute; None: all
                     eps:float=1e-5,               # the verifier's rms_norm_eps
                    )->torch.Tensor:
-    "Verifier logits (..., V) — or only the columns `rows` — from the stored last hidden state and head."
-    h = last.float(); h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * head["norm.weight"].float()
+    """Verifier logits (..., V) — or only the columns `rows` — from the stored last hidden state and
+    head."""
+    h = last.float()
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * head["norm.weight"].float()
     w = head["lm_head.weight"].float()
     return h @ (w if rows is None else w[rows]).T
 
 def target_head(head:dict, rows:torch.Tensor)->dict:
-    "The verifier's final norm and the `rows` of its `lm_head` in float32, made once for `verifier_logits`."
-    return {"norm.weight": head["norm.weight"].float(), "lm_head.weight": head["lm_head.weight"].float()[rows].contiguous()}
+    """The verifier's final norm and the `rows` of its `lm_head` in float32, made once for
+    `verifier_logits`."""
+    return {"norm.weight": head["norm.weight"].float(),
+            "lm_head.weight": head["lm_head.weight"].float()[rows].contiguous()}
 
 # %% ../nbs/07a_objective.ipynb #ddb20488
 LOSS_ROWS = 1024   # scored tokens whose vocabulary-wide logits are held at once
 
 def verifier_targets(last:torch.Tensor, head:dict, eps:float)->tuple[torch.Tensor, torch.Tensor]:
-    "(p, argmax) of the verifier over the draft vocabulary at its last hidden states `last`: float32, no gradient."
+    """(p, argmax) of the verifier over the draft vocabulary at its last hidden states `last`:
+    float32, no gradient."""
     with torch.no_grad(), torch.autocast(last.device.type, enabled=False):
         t = verifier_logits(last, head, eps=eps)                          # (r, Vd)
         return t.softmax(-1), t.argmax(-1)
@@ -47,16 +54,19 @@ def targets_of(last:torch.Tensor, head:dict, eps:float):
     return lambda i, j: verifier_targets(last[i:j], head, eps)
 
 LOSS_KERNELS = ("auto", "chunked", "liger")   # `loss_kernel`'s choices
-LIGER_EPS = 1e-10                             # liger-kernel's clamp of p before its log (0 log 0 counts 0)
+LIGER_EPS = 1e-10                             # liger-kernel's clamp of p before its log (0 log 0
+                                              # counts 0)
 
 def loss_kernel(name:str,               # auto, chunked or liger
                 device:str,             # the device training runs on
-                widths:tuple|None=None, # (hidden, draft vocabulary, matmul dtype): auto times both kernels there
+                widths:tuple|None=None, # (hidden, draft vocabulary, matmul dtype): auto times both
+                                        # kernels there
                )->str:
     """The loss's kernel. `auto`: the chunked one off CUDA or without liger-kernel; on CUDA with it, the faster of the
     two on a probe at `widths` where they agree (`probe_loss_kernels`), liger without `widths`."""
     import importlib.util, os
-    if name not in LOSS_KERNELS: raise Eagle3Error(f"loss_kernel {name!r}: choose {', '.join(LOSS_KERNELS)}")
+    if name not in LOSS_KERNELS:
+        raise Eagle3Error(f"loss_kernel {name!r}: choose {', '.join(LOSS_KERNELS)}")
     have, cuda = importlib.util.find_spec("liger_kernel") is not None, device.startswith("cuda")
     if name == "auto":
         if not (cuda and have): return "chunked"
@@ -64,34 +74,42 @@ def loss_kernel(name:str,               # auto, chunked or liger
         p = probe_loss_kernels(*widths, device)
         return "liger" if kernels_agree(p) and p["seconds"]["liger"] < p["seconds"]["chunked"] else "chunked"
     if name == "liger" and not have:
-        raise Eagle3Error("loss_kernel liger: liger-kernel is not installed (pip install 'liger-kernel>=0.8.5,<0.9')")
+        raise Eagle3Error("loss_kernel liger: liger-kernel is not installed (pip install "
+                          "'liger-kernel>=0.8.5,<0.9')")
     if name == "liger" and not cuda and os.environ.get("TRITON_INTERPRET") != "1":
-        raise Eagle3Error("loss_kernel liger: its Triton kernel runs on CUDA (on a CPU only under TRITON_INTERPRET=1, "
-                          "for tests): choose chunked")
+        raise Eagle3Error("loss_kernel liger: its Triton kernel runs on CUDA (on a CPU only under "
+                          "TRITON_INTERPRET=1, for tests): choose chunked")
     return name
 
 def _liger_block(logits:torch.Tensor, p:torch.Tensor)->tuple:
-    "(summed cross-entropy, d loss / d logits) of one block by liger-kernel's fused KL kernel, written over `logits`."
+    """(summed cross-entropy, d loss / d logits) of one block by liger-kernel's fused KL kernel,
+    written over `logits`."""
     from liger_kernel.backends import dispatch
     kl, g = dispatch("kl_loss_and_grad", logits, p, None, -100, 1.0, LIGER_EPS, 1.0)
-    return kl.sum() - (p * p.clamp_min(LIGER_EPS).log()).sum(), g      # cross-entropy = KL(p || q) + entropy of p
+    # cross-entropy = KL(p || q) + entropy of p
+    return kl.sum() - (p * p.clamp_min(LIGER_EPS).log()).sum(), g
 
 def _block_loss(logits:torch.Tensor, target:tuple)->tuple:
-    "(loss, argmax hits, target p, log-softmax) of one block of rows: the draft's logits against the verifier's (p, argmax)."
+    """(loss, argmax hits, target p, log-softmax) of one block of rows: the draft's logits against
+    the verifier's (p, argmax)."""
     (p, arg), lp = target, logits.float().log_softmax(-1)
     return -(p * lp).sum(), (lp.argmax(-1) == arg).sum(), p, lp
 
 class SoftTargetCE(torch.autograd.Function):
-    "sum over rows of -p . log_softmax(y W^T), p the verifier's softmax; in blocks of rows, gradients made in the forward."
+    """sum over rows of -p . log_softmax(y W^T), p the verifier's softmax; in blocks of rows,
+    gradients made in the forward."""
     @staticmethod
     def forward(ctx, y, weight, target, rows, dt, kernel="chunked"):
-        gy, gw = torch.zeros_like(y, dtype=torch.float32), torch.zeros_like(weight, dtype=torch.float32)
-        loss, hits, w = y.new_zeros((), dtype=torch.float32), y.new_zeros((), dtype=torch.long), weight.to(dt)
+        gy, gw = torch.zeros_like(y, dtype=torch.float32), torch.zeros_like(weight,
+                                                                            dtype=torch.float32)
+        loss, hits, w = y.new_zeros((), dtype=torch.float32), y.new_zeros(
+            (), dtype=torch.long), weight.to(dt)
         for i in range(0, len(y), rows):
             yc = y[i:i + rows].to(dt)                                          # (r, H)
             logits, (p, arg) = yc @ w.T, target(i, i + rows)
             if kernel == "liger":
-                hits += (logits.argmax(-1) == arg).sum()                       # before the kernel writes over the logits
+                # before the kernel writes over the logits
+                hits += (logits.argmax(-1) == arg).sum()
                 l, g = _liger_block(logits, p)
             else:
                 l, h, p, lp = _block_loss(logits, (p, arg)); hits += h
@@ -107,22 +125,31 @@ class SoftTargetCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dloss, _):
         gy, gw = ctx.saved_tensors
-        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(ctx.dtypes[1]), None, None, None, None
+        return (gy * dloss).to(ctx.dtypes[0]), (gw * dloss).to(
+            ctx.dtypes[1]), None, None, None, None
 
 def _through_module(logits:torch.Tensor, target, rows:int)->tuple:
-    "The same sums from logits an `lm_head` module computed (the targets still in blocks): what FSDP's hooks need."
-    parts = [_block_loss(logits[i:i + rows], target(i, i + rows))[:2] for i in range(0, len(logits), rows)]
-    zero = logits.new_zeros((), dtype=torch.float32)                     # a rank may score no row of this step
+    """The same sums from logits an `lm_head` module computed (the targets still in blocks): what
+    FSDP's hooks need."""
+    parts = [_block_loss(logits[i:i + rows], target(i, i + rows))[:2] for i in range(
+        0, len(logits), rows)]
+    # a rank may score no row of this step
+    zero = logits.new_zeros((), dtype=torch.float32)
     return sum((l for l, _ in parts), zero), sum((h for _, h in parts), zero.long())
 
-def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of the scored tokens (lm_head's input)
+def soft_target_ce(y:torch.Tensor,       # (n, H) the draft's normed states of the scored tokens
+                                         # (lm_head's input)
                    lm_head:torch.nn.Linear, # the draft's lm_head (Vd, H)
-                   target,               # target(i, j): (p, argmax) of rows i:j (`targets_of`, or rows of held ones)
+                   target,               # target(i, j): (p, argmax) of rows i:j (`targets_of`, or
+                                         # rows of held ones)
                    rows:int=LOSS_ROWS,   # rows of the vocabulary held at once
-                   kernel:str="chunked", # each block's loss and gradient: chunked (torch's ops) or liger (`loss_kernel`)
+                   kernel:str="chunked", # each block's loss and gradient: chunked (torch's ops) or
+                                         # liger (`loss_kernel`)
                   )->tuple[torch.Tensor, torch.Tensor]:
-    "(summed loss, argmax hits) of the draft against the verifier, in blocks of rows; the matmuls in autocast's dtype."
-    if hasattr(lm_head.weight, "full_tensor"):   # FSDP-sharded: its hooks gather the weight and reduce-scatter its grad
+    """(summed loss, argmax hits) of the draft against the verifier, in blocks of rows; the matmuls
+    in autocast's dtype."""
+    if hasattr(lm_head.weight, "full_tensor"):   # FSDP-sharded: its hooks gather the weight and
+                                                 # reduce-scatter its grad
         return _through_module(lm_head(y), target, rows)
     dev = y.device.type
     dt = torch.get_autocast_dtype(dev) if torch.is_autocast_enabled(dev) else y.dtype
@@ -133,13 +160,17 @@ def compare_loss_kernels(n:int=300,          # scored rows
                          hidden:int=64,      # the draft's (and the verifier's) hidden size
                          vocab:int=1000,     # the draft vocabulary
                          device:str="cpu",
-                         dtype:torch.dtype=torch.float32, # the matmuls' dtype (bf16: as autocast runs them)
+                         dtype:torch.dtype=torch.float32, # the matmuls' dtype (bf16: as autocast
+                                                          # runs them)
                          rows:int=128,       # rows of a block
                         )->dict:
-    "liger-kernel's fused loss against the chunked one on random rows: relative differences, hits, seconds of each."
+    """liger-kernel's fused loss against the chunked one on random rows: relative differences, hits,
+    seconds of each."""
     g = torch.Generator().manual_seed(0)
-    noisy = lambda x: (x + 0.5 * x.std() * torch.randn(x.shape, generator=g)).to(device)   # a draft near the verifier
-    last, head_w = torch.randn(n, hidden, generator=g), torch.randn(vocab, hidden, generator=g) * 2 * hidden ** -0.5
+    # a draft near the verifier
+    noisy = lambda x: (x + 0.5 * x.std() * torch.randn(x.shape, generator=g)).to(device)
+    last, head_w = torch.randn(n, hidden, generator=g), torch.randn(
+        vocab, hidden, generator=g) * 2 * hidden ** -0.5
     y, w = noisy(last).requires_grad_(), noisy(head_w).requires_grad_()
     head = {"norm.weight": torch.ones(hidden, device=device), "lm_head.weight": head_w.to(device)}
     target, got = targets_of(last.to(device), head, 1e-5), {}
@@ -151,16 +182,19 @@ def compare_loss_kernels(n:int=300,          # scored rows
             device_sync(device)
             got[kernel] = (loss, int(hits), gy, gw, time.perf_counter() - t)
     (l0, h0, y0, w0, s0), (l1, h1, y1, w1, s1) = got["chunked"], got["liger"]
-    return {"loss": rel_diff(l1, l0), "grad_input": rel_diff(y1, y0), "grad_weight": rel_diff(w1, w0), "hits": [h0, h1],
+    return {"loss": rel_diff(l1, l0), "grad_input": rel_diff(y1, y0),
+            "grad_weight": rel_diff(w1, w0), "hits": [h0, h1],
             "seconds": {"chunked": round(s0, 4), "liger": round(s1, 4)}}
 
 def kernels_agree(cmp:dict)->bool:
-    "Whether `compare_loss_kernels`' figures are rounding apart (bf16 matmuls round logit gradients at a few 1e-3)."
+    """Whether `compare_loss_kernels`' figures are rounding apart (bf16 matmuls round logit
+    gradients at a few 1e-3)."""
     return cmp["loss"] <= 1e-3 and max(cmp["grad_input"], cmp["grad_weight"]) <= 5e-2
 
 @functools.cache
 def probe_loss_kernels(hidden:int, vocab:int, dtype:torch.dtype, device:str)->dict:
-    "`compare_loss_kernels` on two blocks of rows at these widths, once a process: what `auto` chooses by on CUDA."
+    """`compare_loss_kernels` on two blocks of rows at these widths, once a process: what `auto`
+    chooses by on CUDA."""
     return compare_loss_kernels(2 * LOSS_ROWS, hidden, vocab, device, dtype, LOSS_ROWS)
 
 # %% ../nbs/07a_objective.ipynb #9eb34990
@@ -177,58 +211,76 @@ def _shift(x:torch.Tensor, n:int, fill=0)->torch.Tensor:
     return out
 
 def kept_rows(keep:torch.Tensor)->tuple[torch.Tensor, torch.Tensor]:
-    "The positions where `keep` (B, T) is True, left-aligned per row and padded with 0 (B, N), and which are real (B, N)."
+    """The positions where `keep` (B, T) is True, left-aligned per row and padded with 0 (B, N), and
+    which are real (B, N)."""
     n = keep.sum(1)
     real = torch.arange(int(n.max()) if len(n) else 0, device=keep.device) < n[:, None]
     idx = torch.zeros(real.shape, dtype=torch.long, device=keep.device)
-    idx[real] = keep.nonzero()[:, 1]                                     # row-major: each row's positions in order
+    # row-major: each row's positions in order
+    idx[real] = keep.nonzero()[:, 1]
     return idx, real
 
 # %% ../nbs/07a_objective.ipynb #97df3523
 def scored_rows(mask:torch.Tensor,    # (B, T) the loss mask
-                starts:torch.Tensor,  # (B, T) each position's sample start (packed rows), zeros otherwise
+                starts:torch.Tensor,  # (B, T) each position's sample start (packed rows), zeros
+                                      # otherwise
                 steps:int,            # K
-                sample:tuple|None=None, # a parallel draft's depth sampling: `depth_sample`'s (keep, floor, seed)
+                sample:tuple|None=None, # a parallel draft's depth sampling: `depth_sample`'s (keep,
+                                        # floor, seed)
                )->tuple[list, torch.Tensor, torch.Tensor]:
-    "Each step's scored positions, and the rows steps 1.. compute: `(valid, idx, real)` (see `kept_rows`)."
+    """Each step's scored positions, and the rows steps 1.. compute: `(valid, idx, real)` (see
+    `kept_rows`)."""
     valid = [step_valid(mask, starts, k) for k in range(steps)]
-    if sample: valid = depth_sample(valid, *sample)                      # each depth's loss: the mean over its sample
-    later = torch.zeros_like(mask)                                       # positions a step after the first scores at
+    # each depth's loss: the mean over its sample
+    if sample:
+        valid = depth_sample(valid, *sample)
+    # positions a step after the first scores at
+    later = torch.zeros_like(mask)
     for v in valid[1:]: later |= v
-    idx, real = kept_rows(later)                                         # (B, N): the only rows steps 1.. compute
+    # (B, N): the only rows steps 1.. compute
+    idx, real = kept_rows(later)
     return valid, idx, real
 
 def held_targets(valid:list, last:torch.Tensor, head:dict, eps:float)->tuple|None:
-    "The verifier's targets at every position a step scores against, once for all K steps: `(at, P, A)`; None if too big."
+    """The verifier's targets at every position a step scores against, once for all K steps: `(at,
+    P, A)`; None if too big."""
     B, T = valid[0].shape
-    need = torch.zeros_like(valid[0])                                    # the positions some step scores against
+    # the positions some step scores against
+    need = torch.zeros_like(valid[0])
     for k, v in enumerate(valid): need[:, 1 + k:] |= v[:, :T - 1 - k]
     if (m := int(need.sum())) * head["lm_head.weight"].shape[0] > TARGET_ELEMENTS: return None
     at = torch.full((B, T), -1, dtype=torch.long, device=last.device)
-    at[need] = torch.arange(m, device=last.device)                       # (B, T) -> its row of P and A
+    # (B, T) -> its row of P and A
+    at[need] = torch.arange(m, device=last.device)
     return (at, *verifier_targets(last[need], head, eps))
 
 def held_block(held:tuple, bb:torch.Tensor, tt:torch.Tensor):
-    "`soft_target_ce`'s target: rows `i:j` of the scored tokens `(bb, tt)` read from `held_targets`."
+    """`soft_target_ce`'s target: rows `i:j` of the scored tokens `(bb, tt)` read from
+    `held_targets`."""
     at, P, A = held
     r = at[bb, tt]
     return lambda i, j: (P[r[i:j]], A[r[i:j]])
 
-TARGET_ELEMENTS = 2**26   # (positions x draft vocabulary) of verifier targets a batch computes once for all its steps
+TARGET_ELEMENTS = 2**26   # (positions x draft vocabulary) of verifier targets a batch computes once
+                          # for all its steps
 
 def step_valid(mask:torch.Tensor,    # (B, T) loss mask
                starts:torch.Tensor,  # (B, T) where each token's sample starts in its row
                k:int,                # the step
               )->torch.Tensor:
-    "(B, T): where step k scores, the token it predicts (t + 2 + k) an assistant token of the same sample."
+    """(B, T): where step k scores, the token it predicts (t + 2 + k) an assistant token of the same
+    sample."""
     return _shift(mask, 2 + k, False) & (_shift(starts, 2 + k, -1) == starts)
 
 def depth_sample(valid:list,           # (B, T) where each step scores (`step_valid`)
-                 keep:float,            # depth k >= 1 keeps a random max(keep**k, floor) share of its positions
+                 keep:float,            # depth k >= 1 keeps a random max(keep**k, floor) share of
+                                        # its positions
                  floor:float,           # the least share a depth keeps
-                 seed:int,              # the draw's seed (a step's own: a resumed run draws the same)
+                 seed:int,              # the draw's seed (a step's own: a resumed run draws the
+                                        # same)
                 )->list:
-    "P-EAGLE's depth sampling: step 0 scores every position, depth k a random max(keep**k, floor) share of its own."
+    """P-EAGLE's depth sampling: step 0 scores every position, depth k a random max(keep**k, floor)
+    share of its own."""
     if keep >= 1: return valid
     g, out = torch.Generator().manual_seed(seed), [valid[0]]
     for k, v in enumerate(valid[1:], 1):
@@ -240,50 +292,69 @@ def depth_sample(valid:list,           # (B, T) where each step scores (`step_va
     return out
 
 def ttt_loss(model:Eagle3Draft,    # the draft
-             batch:dict,           # a collated batch: input_ids, loss_mask, aux, last (position_ids, sample_start: packed;
-                                   # scored 0: a rank with no sample of its own this step, computing one it does not count)
+             batch:dict,           # a collated batch: input_ids, loss_mask, aux, last
+                                   # (position_ids, sample_start: packed; scored 0: a rank with no
+                                   # sample of its own this step, computing one it does not count)
              head:dict,            # the verifier's head on the draft vocabulary (`target_head`)
              steps:int,            # K, the unrolled training-time-test steps
              eps:float,            # the verifier's rms_norm_eps
              step_decay:float,     # step k's loss weight is step_decay**k
              world:int=1,          # number of ranks (the loss is normalised over all of them)
-             checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the longest samples
-             explicit_below:int=0, # rows up to this length attend at steps k >= 1 over explicit scores (`explicit_below`)
-             kernel:str="chunked", # each block's loss: chunked, or liger-kernel's fused kernel (`loss_kernel`)
-             sample:tuple|None=None, # a parallel draft's depth sampling: `depth_sample`'s (keep, floor, seed)
+             checkpoint:bool=False,# the draft layer recomputed in backward: less memory for the
+                                   # longest samples
+             explicit_below:int=0, # rows up to this length attend at steps k >= 1 over explicit
+                                   # scores (`explicit_below`)
+             kernel:str="chunked", # each block's loss: chunked, or liger-kernel's fused kernel
+                                   # (`loss_kernel`)
+             sample:tuple|None=None, # a parallel draft's depth sampling: `depth_sample`'s (keep,
+                                     # floor, seed)
             )->tuple[torch.Tensor, list, list]:
-    "Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft argmax == verifier argmax)."
+    """Weighted TTT loss of a padded or packed batch, with per-step losses and accuracies (draft
+    argmax == verifier argmax)."""
     ids, mask, aux, last = batch["input_ids"], batch["loss_mask"].bool(), batch["aux"].float(), batch["last"]
     B, T, w = *ids.shape, batch.get("scored", 1.0)
-    par = hasattr(model, "mask_hidden")   # a parallel draft: steps 1.. read the masked slots, not the draft's own guesses
-    pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))   # restarting with each sample
+    par = hasattr(model, "mask_hidden")   # a parallel draft: steps 1.. read the masked slots, not
+                                          # the draft's own guesses
+    # restarting with each sample
+    pos0 = batch.get("position_ids", torch.arange(T, device=ids.device).expand(B, T))
     starts = batch.get("sample_start", torch.zeros_like(ids))
     valid, idx, real = scored_rows(mask, starts, steps, sample if par else None)
-    held = held_targets(valid, last, head, eps)                          # None: each step's targets in blocks
-    b, segs = torch.arange(B, device=ids.device)[:, None], sample_segments(starts)    # the samples: read once a batch
-    counts = global_sum(torch.stack([v.sum() for v in valid]).float() * w, world).tolist()   # scored per step, all ranks
+    # None: each step's targets in blocks
+    held = held_targets(valid, last, head, eps)
+    # the samples: read once a batch
+    b, segs = torch.arange(B, device=ids.device)[:, None], sample_segments(starts)
+    # scored per step, all ranks
+    counts = global_sum(torch.stack([v.sum() for v in valid]).float() * w, world).tolist()
     hidden, cache = model.fuse(aux), StepCache()
     total, losses, hits, scored = 0.0, [], [], []
     for k in range(steps):
         if (n := counts[k]) == 0: break
         if k == 0:   # every position: the prompt's states are the keys of all later steps
-            lay, x, pos, sel = TTTLayout(T, 0, starts, segments=segs), _shift(ids, 1), pos0, valid[0]
-            bb, tt = sel.nonzero(as_tuple=True)                          # the scored tokens, in `select`'s order
-        else:        # the kept rows: the step-0 prefix up to their own position, then their own earlier steps
-            if par: hidden = model.mask_state().expand(B, idx.shape[1], -1)   # P-EAGLE: every later step a masked slot
+            lay, x, pos, sel = TTTLayout(T, 0, starts, segments=segs), _shift(
+                ids, 1), pos0, valid[0]
+            # the scored tokens, in `select`'s order
+            bb, tt = sel.nonzero(as_tuple=True)
+        else:        # the kept rows: the step-0 prefix up to their own position, then their own
+                     # earlier steps P-EAGLE: every later step a masked slot
+            if par:
+                hidden = model.mask_state().expand(B, idx.shape[1], -1)
             elif k == 1: hidden = hidden[b, idx]                         # (B, N, H)
             lay = TTTLayout(T, k, starts, idx, real, T <= explicit_below, segs)
             x, pos, sel = _shift(ids, 1 + k)[b, idx], pos0[b, idx] + k, valid[k][b, idx] & real
             if par: x = torch.full_like(x, model.config.ptd_token_id)
             bb, rr = sel.nonzero(as_tuple=True)
             tt = idx[bb, rr]
-        hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False, checkpoint=checkpoint)   # lm_head's input (n, H)
-        target = (held_block(held, bb, tt + 1 + k) if held else targets_of(last[bb, tt + 1 + k], head, eps))
+        hidden, y = model(hidden, x, pos, lay, cache, select=sel, logits=False,
+                          checkpoint=checkpoint)   # lm_head's input (n, H)
+        target = (held_block(held, bb, tt + 1 + k) if held else targets_of(
+            last[bb, tt + 1 + k], head, eps))
         lsum, h = soft_target_ce(y, model.lm_head, target, kernel=kernel)
-        lk = lsum * w * world / n                                        # ranks' gradients are averaged
+        # ranks' gradients are averaged
+        lk = lsum * w * world / n
         total = total + step_decay ** k * lk
         losses.append(lk.detach()); hits.append(h); scored.append(max(len(y), 1))
-    read = torch.stack([x.double() for x in losses + hits]).tolist() if losses else []   # one read of the device
+    # one read of the device
+    read = torch.stack([x.double() for x in losses + hits]).tolist() if losses else []
     K = len(losses)
     return total, [l / world for l in read[:K]], [h / r for h, r in zip(read[K:], scored)]
 
@@ -298,23 +369,30 @@ def chain_draft(model:Eagle3Draft, # the draft, in float32
     k - 1 later ones from its masked slots, as vLLM's proposer feeds them)."""
     T = ids.shape[0]
     hidden, cache = model.fuse(aux[None].float()), StepCache()                          # (1, T, H)
-    pos, tok = torch.arange(T, device=ids.device)[None], torch.cat([ids[1:], ids[:1]])[None]   # (1, T): token t+1 at t
+    # (1, T): token t+1 at t
+    pos, tok = torch.arange(T, device=ids.device)[None], torch.cat([ids[1:], ids[:1]])[None]
     out = []
     for j in range(k):
         hidden, logits = model(hidden, tok, pos + j, ttt_mask(T, j, ids.device)[None, None], cache)
-        d = logits.argmax(-1)                                               # (1, T) draft-vocabulary ids
+        # (1, T) draft-vocabulary ids
+        d = logits.argmax(-1)
         tok = d + model.d2t[d]                                              # (1, T) verifier ids
         out.append(tok[0])
-        if hasattr(model, "mask_hidden"): hidden, tok = model.mask_state().expand(1, T, -1), torch.full_like(tok, model.config.ptd_token_id)
+        if hasattr(model, "mask_hidden"):
+            hidden, tok = model.mask_state().expand(1, T, -1), torch.full_like(tok,
+                                                                               model.config.ptd_token_id)
     return torch.stack(out, -1)
 
-def accepted_lengths(drafts:torch.Tensor, # (T, k) the draft's guesses after each position (`chain_draft`)
+def accepted_lengths(drafts:torch.Tensor, # (T, k) the draft's guesses after each position
+                                          # (`chain_draft`)
                      ids:torch.Tensor,    # (T,) the verifier's greedy sequence
-                     mask:torch.Tensor,   # (T,) True on the answer's tokens (the last one: the template's end of turn)
+                     mask:torch.Tensor,   # (T,) True on the answer's tokens (the last one: the
+                                          # template's end of turn)
                     )->list[int]:
     "Accepted guesses of each drafting round over the answer, rounds placed as vLLM places them."
     k, ans = drafts.shape[1], mask.nonzero().flatten()
-    t, end, out = int(ans[0]) - 1, int(ans[-1]) - 1, []   # the first answer token comes from the prefill
+    t, end, out = int(ans[0]) - 1, int(ans[-1]) - 1, []   # the first answer token comes from the
+                                                          # prefill
     while t + 1 < end:
         n = 0
         while n < k and t + 2 + n <= end and int(drafts[t, n]) == int(ids[t + 2 + n]): n += 1
@@ -324,11 +402,13 @@ def accepted_lengths(drafts:torch.Tensor, # (T, k) the draft's guesses after eac
 
 # %% ../nbs/07a_objective.ipynb #2ebf19bb
 def offline_acceptance(model:Eagle3Draft,              # the draft, in float32
-                       data:str|Path|HiddenStates,     # the verifier's extracted greedy answers (held out), or a list of samples
+                       data:str|Path|HiddenStates,     # the verifier's extracted greedy answers
+                                                       # (held out), or a list of samples
                        k:int=SPEC_TOKENS,              # speculative tokens per step
                        samples:list|None=None,         # indices of the samples to use; None: all
                       )->dict:
-    "Mean acceptance length and per-position acceptance of greedy chain drafting on extracted greedy answers."
+    """Mean acceptance length and per-position acceptance of greedy chain drafting on extracted
+    greedy answers."""
     ds = HiddenStates(data) if isinstance(data, (str, Path)) else data
     lens, training, dev = [], model.training, next(model.parameters()).device
     model.eval()

@@ -17,7 +17,8 @@ from .verifier import Verifier
 from .engine import EngineConfig
 from .producers import parse_shard, part_dir, producer_share, read_jsonl_resumable
 from .verifier import load_tokenizer
-from .shards import ExtractConfig, read_conversations, read_sample, shard_chunks, token_bytes
+from .shards import (ExtractConfig, read_conversations, read_sample, shard_chunks,
+                              token_bytes)
 from .extract import extract
 from .train import TrainConfig, train
 
@@ -29,38 +30,51 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
                 verifier:str|Path,    # verifier directory
                 root:str|Path,        # the stream directory
                 cfg:ExtractConfig,    # shard size and length rules of the producers
-                parts:int=1,          # producers: each writes its seeded share (`producer_share`) into its own part
+                parts:int=1,          # producers: each writes its seeded share (`producer_share`)
+                                      # into its own part
                )->dict:
-    "Samples per shard, sample ids and lengths, and loss-token counts (`token_counts.safetensors`) of what `extract` will write."
+    """Samples per shard, sample ids and lengths, and loss-token counts (`token_counts.safetensors`)
+    of what `extract` will write."""
     root = Path(root); root.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(root/"plan.lock")):   # producers and trainers may start at once: one plans, the others read
+    with FileLock(str(root/"plan.lock")):   # producers and trainers may start at once: one plans,
+                                            # the others read
         if (root/"plan.json").exists():
             plan, want = read_json(root/"plan.json"), (len(recs), cfg.shard_size, parts)
             if (plan["records"], plan["shard_size"], plan.get("parts", 1)) != want:
-                raise Eagle3Error(f"{root} streams {plan['records']} records in shards of {plan['shard_size']} from "
-                                  f"{plan.get('parts', 1)} producer(s), not {want[0]} in shards of {want[1]} from {want[2]}; "
-                                  "use a new output directory")
+                raise Eagle3Error(f"{root} streams {plan['records']} records in shards of "
+                                  f"{plan['shard_size']} from {plan.get('parts', 1)} producer(s), "
+                                  f"not {want[0]} in shards of {want[1]} from {want[2]}; use a new "
+                                  "output directory")
             return plan
         tok, tc = load_tokenizer(verifier, cfg.engine.trust_remote_code), Verifier.of(verifier).text
-        per = token_bytes(tc["hidden_size"], len(resolve_aux_layer_ids(cfg.layer_ids, tc["num_hidden_layers"])), cfg)
+        per = token_bytes(tc["hidden_size"],
+                          len(resolve_aux_layer_ids(cfg.layer_ids, tc["num_hidden_layers"])), cfg)
         counts, of_part = torch.zeros(tc["vocab_size"], dtype=torch.long), []
         for i in range(parts):   # each producer's shards, with `extract`'s skip rules
             of_part.append([])
-            for _, got, _ in shard_chunks(tok, producer_share(recs, i, parts, cfg.engine.seed), cfg, per):
+            for _, got, _ in shard_chunks(tok, producer_share(recs, i, parts, cfg.engine.seed), cfg,
+                                          per):
                 of_part[i].append([(sid, len(t)) for sid, t, _ in got])
-                for _, t, m in got: counts += torch.bincount(torch.tensor(t)[torch.tensor(m, dtype=torch.bool)], minlength=len(counts))
+                for _, t, m in got:
+                    counts += torch.bincount(torch.tensor(t)[torch.tensor(m, dtype=torch.bool)],
+                                             minlength=len(counts))
         # the trainer reads the producers' shards in turn (0, 1, ..., 0, 1, ...), so all of them work at once
-        order = [[i, j] for j in range(max(map(len, of_part))) for i in range(parts) if j < len(of_part[i])]
-        atomic_write(root/"token_counts.safetensors", lambda p: save_file({"token_counts": counts}, str(p)))
-        plan = {"records": len(recs), "shard_size": cfg.shard_size, "parts": parts, "shard_parts": order,
+        order = [[i, j] for j in range(max(map(len, of_part))) for i in range(
+            parts) if j < len(of_part[i])]
+        atomic_write(root/"token_counts.safetensors",
+                     lambda p: save_file({"token_counts": counts}, str(p)))
+        plan = {"records": len(recs), "shard_size": cfg.shard_size, "parts": parts,
+                "shard_parts": order,
                 "shard_sizes": [len(of_part[i][j]) for i, j in order],
-                "ids": [s for i, j in order for s, _ in of_part[i][j]], "lengths": [n for i, j in order for _, n in of_part[i][j]]}
+                "ids": [s for i, j in order for s, _ in of_part[i][j]],
+                "lengths": [n for i, j in order for _, n in of_part[i][j]]}
         write_json(root/"plan.json", plan)
         return plan
 
 # %% ../nbs/07e_online.ipynb #2644f475
 def shard_bytes(root:Path, part:tuple|None=None)->int:
-    "Bytes of the shard files (finished or being written) of every pass under `root`, or of producer `part` = (I, N)'s."
+    """Bytes of the shard files (finished or being written) of every pass under `root`, or of
+    producer `part` = (I, N)'s."""
     n, pats = 0, [f"pass_*/part-{part[0]}-of-{part[1]}/*shard_*.safetensors"] if part else [
         "pass_*/*shard_*.safetensors", "pass_*/part-*-of-*/*shard_*.safetensors"]
     for f in (f for p in pats for f in root.glob(p)):
@@ -69,9 +83,11 @@ def shard_bytes(root:Path, part:tuple|None=None)->int:
     return n
 
 def _note_disk(root:Path, part:tuple=(0, 1), now:int|None=None):
-    "Record `now`, the shard bytes on disk (every producer's; None: measured here), if more than this producer has seen."
+    """Record `now`, the shard bytes on disk (every producer's; None: measured here), if more than
+    this producer has seen."""
     hw = root/("disk.json" if part[1] == 1 else f"disk.part-{part[0]}-of-{part[1]}.json")
-    now, old = shard_bytes(root) if now is None else now, read_json(hw)["high_water"] if hw.exists() else 0
+    now, old = shard_bytes(root) if now is None else now, read_json(
+        hw)["high_water"] if hw.exists() else 0
     if now > old: write_json(hw, {"high_water": now})
 
 def disk_high_water(root:Path)->int:
@@ -79,14 +95,17 @@ def disk_high_water(root:Path)->int:
     return max((read_json(f)["high_water"] for f in root.glob("disk*.json")), default=0)
 
 def room(root:Path, most:int, poll:float, nbytes:int, part:tuple=(0, 1)):
-    "Return once a shard of `nbytes` fits under `most` bytes of producer `part`'s shards on disk; records the high-water mark."
+    """Return once a shard of `nbytes` fits under `most` bytes of producer `part`'s shards on disk;
+    records the high-water mark."""
     (i, n), need = part, nbytes + 4096   # the file's header on top of its tensors
     if need > most:
         share = f" (its {n} producers' share of it: {most / 2**20:.1f} MiB each)" if n > 1 else f" of {most / 2**20:.1f} MiB"
-        raise Eagle3Error(f"one shard is {need / 2**20:.1f} MiB, more than the disk bound{share}; raise "
-                          "max_disk_gb or lower extract.shard_size")
-    flag = root/("blocked" if n == 1 else f"blocked.part-{i}-of-{n}")   # the trainer checkpoints and deletes what it consumed
-    while (mine := shard_bytes(root, part if n > 1 else None)) + need > most:   # one producer: its shards are all there are
+        raise Eagle3Error(f"one shard is {need / 2**20:.1f} MiB, more than the disk bound{share}; "
+                          "raise max_disk_gb or lower extract.shard_size")
+    # the trainer checkpoints and deletes what it consumed
+    flag = root/("blocked" if n == 1 else f"blocked.part-{i}-of-{n}")
+    # one producer: its shards are all there are
+    while (mine := shard_bytes(root, part if n > 1 else None)) + need > most:
         flag.touch(); _note_disk(root, part, mine if n == 1 else None); time.sleep(poll)
     flag.unlink(missing_ok=True)
     _note_disk(root, part, mine if n == 1 else None)
@@ -95,20 +114,31 @@ def room(root:Path, most:int, poll:float, nbytes:int, part:tuple=(0, 1)):
 def produce(conversations:str|Path,   # regenerated JSONL
             verifier:str|Path,         # verifier directory
             root:str|Path,             # the stream directory (pass_E/ inside)
-            cfg:ExtractConfig,         # how hidden states are captured; `shard` I/N: producer I of N, its share
-            passes:int,                # how many times the data is produced (the trainer's epochs, rounded up)
-            most:int,                  # bytes of shards allowed on disk at once (N producers: a Nth each)
+            cfg:ExtractConfig,         # how hidden states are captured; `shard` I/N: producer I of
+                                       # N, its share
+            passes:int,                # how many times the data is produced (the trainer's epochs,
+                                       # rounded up)
+            most:int,                  # bytes of shards allowed on disk at once (N producers: a Nth
+                                       # each)
             poll:float=0.1):           # seconds between looks at the disk
-    "Extract every conversation (or producer I of N's share) `passes` times into `root/pass_E`, within `most` bytes."
+    """Extract every conversation (or producer I of N's share) `passes` times into `root/pass_E`,
+    within `most` bytes."""
     root, recs, part = Path(root), read_jsonl_resumable(Path(conversations)), parse_shard(cfg.shard)
-    for e in range(passes): extract(recs, verifier, root/f"pass_{e}", cfg, room=partial(room, root, most // part[1], poll, part=part))
+    for e in range(passes):
+        extract(recs, verifier, root/f"pass_{e}", cfg,
+                room=partial(room, root, most // part[1], poll, part=part))
     _note_disk(root, part)
 
 def _produce_main(spec:str):
-    "Entry point of the producer process: `spec` is the JSON of `produce`'s arguments and the trainer's pid."
+    """Entry point of the producer process: `spec` is the JSON of `produce`'s arguments and the
+    trainer's pid."""
     a = json.loads(spec)
-    try: ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG: die with the trainer's process
-    except (OSError, AttributeError): pass          # not Linux: the trainer terminates the producer itself
+    # PR_SET_PDEATHSIG: die with the trainer's process
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    # not Linux: the trainer terminates the producer itself
+    except (OSError, AttributeError):
+        pass
     if os.getppid() != a.pop("parent"): sys.exit(1)   # the trainer died before the line above
     c, threads = a.pop("cfg"), a.pop("threads")
     if threads: torch.set_num_threads(threads)
@@ -116,24 +146,32 @@ def _produce_main(spec:str):
 
 # %% ../nbs/07e_online.ipynb #1a7d2406
 class StreamedStates:
-    "Hidden states producers are still writing into `root/pass_E`; samples wait for their shard, `release` deletes shards."
+    """Hidden states producers are still writing into `root/pass_E`; samples wait for their shard,
+    `release` deletes shards."""
     def __init__(self, root:str|Path, producer=None, poll:float=0.1, timeout:float=3600):
         self.root, self.producer, self.poll, self.timeout = Path(root), producer, poll, timeout
         self.plan = read_json(self.root/"plan.json")
-        self.ids, self.starts = self.plan["ids"], [0, *itertools.accumulate(self.plan["shard_sizes"])]
-        self.n = self.plan.get("parts", 1)   # shard k: (producer, its j-th shard); a plan of one producer may omit them
-        self.parts = [tuple(p) for p in self.plan.get("shard_parts", [(0, k) for k in range(len(self.starts) - 1)])]
+        self.ids, self.starts = self.plan["ids"], [0,
+                                                   *itertools.accumulate(self.plan["shard_sizes"])]
+        self.n = self.plan.get("parts", 1)   # shard k: (producer, its j-th shard); a plan of one
+                                             # producer may omit them
+        self.parts = [tuple(p) for p in self.plan.get("shard_parts", [(
+            0, k) for k in range(len(self.starts) - 1)])]
         self.index = {p: k for k, p in enumerate(self.parts)}
-        self.listed = {}   # (pass, producer) -> shards its manifest lists (checked against the plan)
+        self.listed = {}   # (pass, producer) -> shards its manifest lists (checked against the
+                           # plan)
         self.wait_shard(0, 0)
         self.manifest = read_json(self._dir(0, self.parts[0][0])/"manifest.json")
     def __len__(self): return len(self.ids)
     def lengths(self)->list: return list(self.plan["lengths"])
     def shard_sizes(self)->list: return list(self.plan["shard_sizes"])
-    def token_counts(self)->torch.Tensor: return load_file(str(self.root/"token_counts.safetensors"))["token_counts"]
-    def head(self)->dict: return load_file(str(self._dir(0, self.parts[0][0])/"verifier_head.safetensors"))
+    def token_counts(self)->torch.Tensor:
+        return load_file(str(self.root/"token_counts.safetensors"))["token_counts"]
+    def head(self)->dict:
+        return load_file(str(self._dir(0, self.parts[0][0])/"verifier_head.safetensors"))
     def _dir(self, e:int, i:int)->Path: return part_dir(self.root/f"pass_{e}", i, self.n)
-    def _file(self, e:int, k:int)->Path: return self._dir(e, self.parts[k][0])/f"shard_{self.parts[k][1]:05d}.safetensors"
+    def _file(self, e:int, k:int)->Path:
+        return self._dir(e, self.parts[k][0])/f"shard_{self.parts[k][1]:05d}.safetensors"
     def _shard_of(self, i:int)->tuple[int, int]:
         k = bisect.bisect_right(self.starts, i) - 1
         return k, i - self.starts[k]
@@ -143,8 +181,8 @@ class StreamedStates:
         for j in range(self.listed.get((e, i), 0), len(shards)):
             a, b = self.starts[self.index[i, j]], self.starts[self.index[i, j] + 1]
             if shards[j]["ids"] != self.ids[a:b]:
-                raise Eagle3Error(f"{m}: shard {j} holds samples {shards[j]['ids'][:3]}..., the plan says "
-                                  f"{self.ids[a:b][:3]}...; use a new output directory")
+                raise Eagle3Error(f"{m}: shard {j} holds samples {shards[j]['ids'][:3]}..., the "
+                                  f"plan says {self.ids[a:b][:3]}...; use a new output directory")
         self.listed[e, i] = len(shards)
         return len(shards)
     def _written(self, k:int, e:int)->bool:
@@ -154,7 +192,8 @@ class StreamedStates:
         "Whether the shards of samples `idx` of pass `epoch` are written."
         return all(self._written(k, epoch) for k in {self._shard_of(i)[0] for i in idx})
     def wait(self, idx:list, epoch:int, on_block=None):
-        "Wait until the shards of samples `idx` of pass `epoch` are written; `on_block()` once if a producer waits for room."
+        """Wait until the shards of samples `idx` of pass `epoch` are written; `on_block()` once if
+        a producer waits for room."""
         for k in sorted({self._shard_of(i)[0] for i in idx}): self.wait_shard(k, epoch, on_block)
     def wait_shard(self, k:int, epoch:int, on_block=None):
         t, (i, j) = time.monotonic(), self.parts[k]
@@ -162,10 +201,13 @@ class StreamedStates:
         while not self._written(k, epoch):
             if on_block is not None and any(self.root.glob("blocked*")): on_block(); on_block = None
             if self.producer is not None and self.producer.poll() is not None and not self._written(k, epoch):
-                raise Eagle3Error(f"the producer exited (code {self.producer.returncode}) before writing shard {k} of pass "
-                                  f"{epoch}; see {self.root/'producer.log'}. Re-run the same command: both sides resume")
+                raise Eagle3Error(f"the producer exited (code {self.producer.returncode}) before "
+                                  f"writing shard {k} of pass {epoch}; see "
+                                  f"{self.root/'producer.log'}. Re-run the same command: both "
+                                  "sides resume")
             if time.monotonic() - t > self.timeout:
-                raise Eagle3Error(f"no shard {k} of pass {epoch} ({who}'s shard {j}) after {self.timeout:.0f} s; is it running?")
+                raise Eagle3Error(f"no shard {k} of pass {epoch} ({who}'s shard {j}) after "
+                                  f"{self.timeout:.0f} s; is it running?")
             time.sleep(self.poll)
     def sample(self, i:int, epoch:int=0)->dict:
         "Sample `i` of pass `epoch`, once its shard is written."
@@ -174,59 +216,79 @@ class StreamedStates:
         return read_sample(self._file(epoch, k), j)
     def __getitem__(self, i:int)->dict: return self.sample(i, 0)
     def release(self, epoch:int, consumed:set):
-        "Delete the shards of earlier passes, and those of pass `epoch` whose samples are all in `consumed`."
+        """Delete the shards of earlier passes, and those of pass `epoch` whose samples are all in
+        `consumed`."""
         for e in range(epoch + 1):
             for k, (a, b) in enumerate(zip(self.starts, self.starts[1:])):
-                if a < b and (e < epoch or all(i in consumed for i in range(a, b))): self._file(e, k).unlink(missing_ok=True)
+                if a < b and (e < epoch or all(i in consumed for i in range(a, b))):
+                    self._file(e, k).unlink(missing_ok=True)
 
 # %% ../nbs/07e_online.ipynb #ba1fb6af
 def core_split(threads:int)->tuple[int, int]:
-    "(producer, trainer) threads when the two share `threads` of this CPU: half each, the trainer taking an odd one."
+    """(producer, trainer) threads when the two share `threads` of this CPU: half each, the trainer
+    taking an odd one."""
     return max(1, threads // 2), threads - threads // 2
 
 def train_online(conversations:str|Path,            # regenerated JSONL
                  verifier:str|Path,                  # verifier directory
                  config,                             # the derived draft config (`LlamaConfig`)
-                 out:str|Path,                       # OUT/stream (the window of shards) and OUT/train (as `train`)
-                 max_disk_gb:float,                  # shards on disk at once, at most (all producers together)
-                 extract_cfg:ExtractConfig=ExtractConfig(), # the producers' settings (either backend); `shard` I/N: be
-                                                            # producer I of N and only produce (on a serving node)
+                 out:str|Path,                       # OUT/stream (the window of shards) and
+                                                     # OUT/train (as `train`)
+                 max_disk_gb:float,                  # shards on disk at once, at most (all
+                                                     # producers together)
+                 extract_cfg:ExtractConfig=ExtractConfig(), # the producers' settings (either
+                                                            # backend); `shard` I/N: be producer I
+                                                            # of N and only produce (on a serving
+                                                            # node)
                  train_cfg:TrainConfig=TrainConfig(),       # the trainers' (shuffle is "shard")
                  progress:bool=True,                 # the trainer's progress bar
-                 producers:int=1):                   # 1: the trainer starts its producer; N > 1: N producers started apart
-    "Extract and train at once: producers keep at most `max_disk_gb` of shards on disk, the trainers delete them."
+                 producers:int=1):                   # 1: the trainer starts its producer; N > 1: N
+                                                     # producers started apart
+    """Extract and train at once: producers keep at most `max_disk_gb` of shards on disk, the
+    trainers delete them."""
     out = Path(out); root = out/"stream"
     if extract_cfg.shard is not None: producers = parse_shard(extract_cfg.shard)[1]
-    ids = list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])   # the producer extracts the layers the config names
+    # the producer extracts the layers the config names
+    ids = list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])
     if extract_cfg.layer_ids and list(extract_cfg.layer_ids) != ids:
-        raise Eagle3Error(f"extract layer_ids {extract_cfg.layer_ids} != the draft config's aux layers {ids}; "
-                          "derive the config with the layers to extract")
+        raise Eagle3Error(f"extract layer_ids {extract_cfg.layer_ids} != the draft config's aux "
+                          f"layers {ids}; derive the config with the layers to extract")
     extract_cfg = replace(extract_cfg, layer_ids=ids)
     # a missing or empty conversations file fails here, not later in a producer
     plan_stream(read_conversations(Path(conversations)), verifier, root, extract_cfg, producers)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)
-    if extract_cfg.shard is not None:   # producer I of N: its share, pass after pass, within its Nth of the disk bound
+    if extract_cfg.shard is not None:   # producer I of N: its share, pass after pass, within its
+                                        # Nth of the disk bound
         produce(conversations, verifier, root, extract_cfg, passes, most)
-        return {"produced": extract_cfg.shard, "passes": passes, "disk_high_water": disk_high_water(root), "max_disk_bytes": most}
+        return {"produced": extract_cfg.shard, "passes": passes,
+                "disk_high_water": disk_high_water(root), "max_disk_bytes": most}
     # measured before the producer loads the CPU
     if not (out/"train"/"checkpoint.pt").exists(): train_cfg = train_cfg.decided()
-    spec = {"conversations": str(conversations), "verifier": str(verifier), "root": str(root), "cfg": asdict(extract_cfg),
+    spec = {"conversations": str(conversations), "verifier": str(verifier), "root": str(root),
+            "cfg": asdict(extract_cfg),
             "passes": passes, "most": most, "parent": os.getpid(), "threads": 0}
     cpu = extract_cfg.device == "cpu" and train_cfg.device == "cpu"
     threads = trainer = torch.get_num_threads()
     proc = None
-    if producers == 1 and os.environ.get("RANK", "0") == "0":   # one producer: the (first) trainer starts it
-        if cpu and threads > 1: spec["threads"], trainer = core_split(threads)   # the cores split, not fought over
+    if producers == 1 and os.environ.get("RANK", "0") == "0":   # one producer: the (first) trainer
+                                                                # starts it the cores split, not
+                                                                # fought over
+        if cpu and threads > 1:
+            spec["threads"], trainer = core_split(threads)
         code = "import sys; from eagle3_nb.online import _produce_main; _produce_main(sys.argv[1])"
         with open(root/"producer.log", "a") as log:
-            proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], stdout=log,
+                                    stderr=subprocess.STDOUT)
         write_json(root/"producer.json", {"pid": proc.pid})
     try:
         with torch_threads(trainer):
-            res = train(StreamedStates(root, proc), config, out/"train", replace(train_cfg, shuffle="shard"),
+            res = train(StreamedStates(root, proc), config, out/"train",
+                        replace(train_cfg, shuffle="shard"),
                         progress=progress)
     finally:
         if proc is not None:
-            if proc.poll() is None: proc.terminate()   # a fractional last epoch leaves it waiting for room
+            # a fractional last epoch leaves it waiting for room
+            if proc.poll() is None:
+                proc.terminate()
             proc.wait()
     return res | {"disk_high_water": disk_high_water(root), "max_disk_bytes": most}

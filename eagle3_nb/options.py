@@ -26,8 +26,10 @@ def field_docs(cls)->dict:
     return docs
 
 class SettingsParser(ArgumentParser):
-    "jsonargparse's parser: flags spelt with dashes, a bool flag alone true, help from the fields' comments, one-line errors."
-    _fields = None   # while `add_fields` adds a dataclass's fields: dotted name -> (help, whether a bool)
+    """jsonargparse's parser: flags spelt with dashes, a bool flag alone true, help from the fields'
+    comments, one-line errors."""
+    _fields = None   # while `add_fields` adds a dataclass's fields: dotted name -> (help, whether a
+                     # bool)
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **{"allow_abbrev": False, **kw})   # `--epoch` is no `--epochs`
@@ -35,7 +37,8 @@ class SettingsParser(ArgumentParser):
 
     def add_argument(self, *args, **kw):
         d, bare = SettingsParser._fields, False
-        if d is not None and args and args[0].startswith("--") and not dataclasses.is_dataclass(kw.get("type")):
+        if d is not None and args and args[0].startswith("--") and not dataclasses.is_dataclass(
+            kw.get("type")):
             dest = args[0][2:]
             *sec, name = dest.split(".")
             kw["dest"], (kw["help"], bare) = dest, d.get(dest, (None, False))
@@ -45,40 +48,54 @@ class SettingsParser(ArgumentParser):
         return act
 
     def error(self, message:str, ex=None):
-        "argparse's usage and one line: a type error names the flag, the value given and the types it takes."
-        if m := re.search(r'Parser key "([^"]+)":.*?(?:Given value|Got value): ([^\n]*)', message, re.S):
-            want = re.findall(r"Expected a <class '(\w+)'>", message) or re.findall(r"<class '(\w+)'>", message)
-            if lit := re.search(r"Literal\[([^\]]*)\]", message): want = ["one of " + lit[1].replace("'", "")]
+        """argparse's usage and one line: a type error names the flag, the value given and the types
+        it takes."""
+        if m := re.search(r'Parser key "([^"]+)":.*?(?:Given value|Got value): ([^\n]*)', message,
+                          re.S):
+            want = re.findall(r"Expected a <class '(\w+)'>", message) or re.findall(
+                r"<class '(\w+)'>", message)
+            if lit := re.search(r"Literal\[([^\]]*)\]", message):
+                want = ["one of " + lit[1].replace("'", "")]
             key = m[1].rsplit(".", 1)
             flag = "--" + ".".join([*key[:-1], key[-1].replace("_", "-")])
             message = f"{flag} {m[2]!r}: expected {' or '.join(dict.fromkeys(w.replace('NoneType', 'null') for w in want))}"
-        elif m := re.search(r'Parser key "([^"]+)":\s*Unable to load config (.*?)(\n|$)', message):   # a section
+        # a section
+        elif m := re.search(r'Parser key "([^"]+)":\s*Unable to load config (.*?)(\n|$)', message):
             message = f"{m[1]}: expected a mapping of its settings, got {m[2]}"
         return super().error(" ".join(message.split()), ex)
 
-def _is_list(t)->bool: return any(typing.get_origin(a) is list or a is list for a in (*typing.get_args(t), t))
+def _is_list(t)->bool:
+    return any(typing.get_origin(a) is list or a is list for a in (*typing.get_args(t), t))
 
 def add_fields(p:SettingsParser, # the (sub)command's parser
                cls,              # a settings dataclass
                prefix:str="",    # "train." for a nested section
                skip:tuple=(),    # fields set by other means (dotted names for nested ones)
                flat:tuple=(),    # nested sections whose flags carry no prefix
-               default=None):    # an instance of `cls` whose values are the defaults (a section's own default)
-    "One `--flag` per field of `cls` (nested dataclass fields recursively), built by jsonargparse from the type hints."
+               default=None):    # an instance of `cls` whose values are the defaults (a section's
+                                 # own default)
+    """One `--flag` per field of `cls` (nested dataclass fields recursively), built by jsonargparse
+    from the type hints."""
     hints = typing.get_type_hints(cls)
-    fields = {f.name: hints[f.name] for f in dataclasses.fields(cls) if f"{prefix}{f.name}" not in skip}
+    fields = {f.name: hints[f.name] for f in dataclasses.fields(
+        cls) if f"{prefix}{f.name}" not in skip}
     docs, flag = field_docs(cls), lambda t: set(typing.get_args(t) or [t]) <= {bool, type(None)}
     SettingsParser._fields = {f"{prefix}{k}": (docs.get(k), flag(t)) for k, t in fields.items()}
-    own = {k for k, t in fields.items() if not dataclasses.is_dataclass(t)}   # sections: their own flags, below
+    # sections: their own flags, below
+    own = {k for k, t in fields.items() if not dataclasses.is_dataclass(t)}
     p.lists |= {f"--{prefix}{k.replace('_', '-')}" for k in own if _is_list(fields[k])}
-    try: p.add_class_arguments(cls, prefix.rstrip(".") or None, skip={f.name for f in dataclasses.fields(cls)} - own)
+    try:
+        p.add_class_arguments(cls, prefix.rstrip(".") or None,
+                              skip={f.name for f in dataclasses.fields(cls)} - own)
     finally: SettingsParser._fields = None
     if default is not None: p.set_defaults({f"{prefix}{k}": getattr(default, k) for k in own})
-    for f in dataclasses.fields(cls):   # a section's default is its field's (`RegenConfig(backend="vllm")`), not its class's
+    for f in dataclasses.fields(cls):   # a section's default is its field's
+                                        # (`RegenConfig(backend="vllm")`), not its class's
         if f.name in fields and dataclasses.is_dataclass(fields[f.name]):
             d = getattr(default, f.name) if default is not None else (
                 f.default if f.default is not dataclasses.MISSING else f.default_factory())
-            add_fields(p, fields[f.name], "" if f.name in flat else f"{prefix}{f.name}.", skip, flat, d)
+            add_fields(p, fields[f.name], "" if f.name in flat else f"{prefix}{f.name}.", skip,
+                       flat, d)
 
 # %% ../nbs/11a_options.ipynb #2ba51340
 _NUMBERS = re.compile(r"-?\d+(\.\d+)?(,-?\d+(\.\d+)?)*")
@@ -86,7 +103,8 @@ _NUMBERS = re.compile(r"-?\d+(\.\d+)?(,-?\d+(\.\d+)?)*")
 def comma_lists(argv:list,   # a command line
                 flags:set,   # the flags that take a list (`SettingsParser.lists`)
                )->list:
-    "`argv` with each list flag's comma-separated numbers (`--concurrency 1,8,64`) as a list (`[1,8,64]`)."
+    """`argv` with each list flag's comma-separated numbers (`--concurrency 1,8,64`) as a list
+    (`[1,8,64]`)."""
     out, after_flag = [], False
     for a in argv:
         flag, eq, val = a.partition("=")
@@ -100,34 +118,42 @@ def comma_lists(argv:list,   # a command line
 def given(a:Namespace,    # a parsed (sub)command line
           skip:tuple=(),  # what is not a setting (paths, the verifier, ...)
          )->dict:
-    "The settings a parsed command line holds (defaults, a --config file's, the flags'), nested sections as dicts."
+    """The settings a parsed command line holds (defaults, a --config file's, the flags'), nested
+    sections as dicts."""
     d = a.as_dict()   # a copy, sections too
     for k in ("config", "__path__", "fn", "cmd", *skip): d.pop(k, None)
     return d
 
-def engine_options(g:dict,        # a `given` dict: `EngineConfig` fields flat, by vLLM's names, among the stage's
-                   keep:tuple=(),  # names that are the stage's own settings there (`online`'s --seed is training's)
+def engine_options(g:dict,        # a `given` dict: `EngineConfig` fields flat, by vLLM's names,
+                                  # among the stage's
+                   keep:tuple=(),  # names that are the stage's own settings there (`online`'s
+                                   # --seed is training's)
                   )->dict:
     "vLLM's start-up options in `g`, which loses them."
     from eagle3_nb.engine import EngineConfig
-    return {f.name: g.pop(f.name) for f in dataclasses.fields(EngineConfig) if f.name in g and f.name not in keep}
+    return {f.name: g.pop(f.name) for f in dataclasses.fields(
+        EngineConfig) if f.name in g and f.name not in keep}
 
 def engine_config(g:dict, keep:tuple=())->EngineConfig:
-    "The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them (`keep`: `engine_options`')."
+    """The `EngineConfig` of the vLLM options in `g` (a `given` dict), which loses them (`keep`:
+    `engine_options`')."""
     from eagle3_nb.engine import EngineConfig
     return EngineConfig(**engine_options(g, keep))
 
 # %% ../nbs/11a_options.ipynb #bc312c10
 def config_flag(p:SettingsParser):
     "`--config FILE` (and jsonargparse's `--print_config`) on a subcommand's parser."
-    p.add_argument("--config", action=ActionConfigFile, help="a YAML/JSON file of this subcommand's options; flags win")
+    p.add_argument("--config", action=ActionConfigFile,
+                   help="a YAML/JSON file of this subcommand's options; flags win")
 
 def dotted(d:dict,          # settings, nested sections as dicts
            sections:tuple,  # the keys that are sections
            flat:tuple=()):  # sections whose settings carry no prefix (vLLM's flat options)
-    "Settings as a parser's defaults: section keys dotted (`train.epochs`), `flat` sections' keys bare."
+    """Settings as a parser's defaults: section keys dotted (`train.epochs`), `flat` sections' keys
+    bare."""
     out = {}
     for k, v in d.items():
-        if k in sections and isinstance(v, dict): out.update({(n if k in flat else f"{k}.{n}"): x for n, x in v.items()})
+        if k in sections and isinstance(v, dict):
+            out.update({(n if k in flat else f"{k}.{n}"): x for n, x in v.items()})
         else: out[k] = v
     return out

@@ -10,97 +10,131 @@ from pathlib import Path
 from typing import Literal
 from importlib.resources import files
 import yaml
-from .core import (STAGES, CheckpointError, Eagle3Error, check_types, check_weights, machine, read_json,
+from .core import (STAGES, CheckpointError, Eagle3Error, check_types, check_weights,
+                            machine, read_json,
                             setting, setting_facts, write_json, writer_active, writer_lock)
 from .reference import inspect_draft, ptd_token, save_spec
 from .derive import DraftShape, EAGLE31_FIELDS, derive_draft_config, derived_spec
-from .derive import DraftAttention   # named by the annotations of RunConfig's generated __init__ (its signature)
+from .derive import DraftAttention   # named by the annotations of RunConfig's generated
+                                              # __init__ (its signature)
 from .verifier import Verifier
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, K_SWEEP, SPEC_TOKENS, logger
-from .engine import EngineConfig, auto_dtype, check_tensor_parallel, context_length, precision_reason
+from .engine import (EngineConfig, auto_dtype, check_tensor_parallel, context_length,
+                              precision_reason)
 from .speed import CONCURRENCY, level_counts
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, regenerate
-from .producers import parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable
+from .producers import (parse_shard, part_dir, part_path, producer_share,
+                                 read_jsonl_resumable)
 from .shards import ExtractConfig, done_ids
 from .extract import extract
 from .self_prompts import SelfPromptConfig, source_records
 from .train import TrainConfig
+from .dflash import BLOCK_SIZE
 from .verify import verify
 from .verifier import load_tokenizer
 from .vllm_support import mla_dtype, moe_routing, serving_dtype, vllm_eagle3_support
 _log = logger("pipeline")
 
 # %% auto #0
-__all__ = ['Capture', 'SECTIONS', 'DECIDED', 'PRESET_DIR', 'PRESETS', 'FACTS', 'DONE', 'RETIRED', 'RunConfig', 'capture_of',
-           'resolved', 'read_presets', 'deep_merge', 'preset_name', 'run_config', 'preflight_verifier', 'fact',
-           'settings_of', 'check_run_dir', 'write_summary', 'every_slot_trained', 'with_derived', 'preflight', 'run',
-           'parts_left', 'wait_for_parts', 'k_reason']
+__all__ = ['Capture', 'DraftKind', 'SECTIONS', 'DECIDED', 'PRESET_DIR', 'PRESETS', 'FACTS', 'DONE', 'RETIRED', 'RunConfig',
+           'capture_of', 'resolved', 'read_presets', 'deep_merge', 'preset_name', 'run_config', 'preflight_verifier',
+           'fact', 'settings_of', 'check_run_dir', 'write_summary', 'every_slot_trained', 'with_derived', 'preflight',
+           'run', 'parts_left', 'wait_for_parts', 'k_reason']
 
 # %% ../nbs/10_pipeline.ipynb #62814278
 Capture = Literal["auto", "decode", "connector", "extract"]   # how a run stores its training states
+DraftKind = Literal["eagle3", "dflash"]   # the draft a run trains
 
 @dataclass
 class RunConfig(DraftShape):
     """Every setting of one pipeline run; `run_dir/run_config.json` records it. The draft's shape (`DraftShape`'s fields)
     first; each field says the first stage whose output it shapes (`setting`), which a resumed run checks."""
-    verifier: str|None = setting(None, stage="regenerate") # verifier directory or Hub id; None: the embedded
-                                    # SmolLM2-135M-Instruct
-    reference: str|None = setting(None, stage="extract") # reference draft (directory, config.json or Hub id) whose shape
-                                    # choices win
-    prompt_source: str = setting("default", stage="regenerate") # 'default', 'self' (the verifier writes them), a file or
-                                    # dataset; 'default+self': half each
-    prompts: int = setting(600, stage="regenerate") # training prompts taken from prompt_source (0: all)
-    samples_per_prompt: int = setting(1, stage="regenerate") # sampled answers per prompt besides the greedy one (more
-                                    # data: the main lever)
-    sample_temperature: float = setting(0.7, stage="regenerate") # temperature of the sampled answers
-    eval_source: str = setting("default", stage="evaluate") # held-out prompts: 'default' (the shipped held-out split),
-                                    # 'handwritten', 'mt-bench', 'humaneval', a file or dataset
-    eval_prompts: int = setting(HELDOUT_PROMPTS, stage="evaluate") # held-out prompts in the evaluation
-    max_new_tokens: int|None = setting(None, stage="regenerate") # answer length when regenerating; None: whole answers
-                                    # (to the end of the turn or context)
-    eval_max_tokens: int|None = setting(None, stage="evaluate", derived=True) # answer length in the evaluation; None:
-                                    # max_new_tokens, else ANSWER_TOKENS
+    verifier: str|None = setting(None, stage="regenerate") # verifier directory or Hub id; None: the
+                                                           # embedded SmolLM2-135M-Instruct
+    reference: str|None = setting(None, stage="extract") # reference draft (directory, config.json
+                                                         # or Hub id) whose shape choices win
+    prompt_source: str = setting("default", stage="regenerate") # 'default', 'self' (the verifier
+                                                                # writes them), a file or dataset;
+                                                                # 'default+self': half each
+    prompts: int = setting(600, stage="regenerate") # training prompts taken from prompt_source (0:
+                                                    # all)
+    samples_per_prompt: int = setting(1, stage="regenerate") # sampled answers per prompt besides
+                                                             # the greedy one (more data: the main
+                                                             # lever)
+    sample_temperature: float = setting(0.7, stage="regenerate") # temperature of the sampled
+                                                                 # answers
+    eval_source: str = setting("default", stage="evaluate") # held-out prompts: 'default' (the
+                                                            # shipped held-out split),
+                                                            # 'handwritten', 'mt-bench',
+                                                            # 'humaneval', a file or dataset
+    eval_prompts: int = setting(HELDOUT_PROMPTS, stage="evaluate") # held-out prompts in the
+                                                                   # evaluation
+    max_new_tokens: int|None = setting(None, stage="regenerate") # answer length when regenerating;
+                                                                 # None: whole answers (to the end
+                                                                 # of the turn or context)
+    eval_max_tokens: int|None = setting(None, stage="evaluate", derived=True) # answer length in the
+                                        # evaluation; None: max_new_tokens, else ANSWER_TOKENS
     k: int = setting(SPEC_TOKENS, stage="evaluate") # speculative tokens in the evaluation (vLLM's
                                     # num_speculative_tokens)
     concurrency: list[int] = setting(factory=lambda: list(CONCURRENCY), stage="evaluate") # requests in flight at each
                                     # speed level of the evaluation, with and without the draft; the lowest is the headline
-    concurrency_prompts: list[int]|None = setting(None, stage="evaluate") # prompts each level serves; None: one wave of
-                                    # its concurrency (>= 8), all of them at the highest
-    device: Literal["auto", "cpu", "cuda"] = setting("auto", ignored=True) # cpu, cuda, or auto (cuda where a GPU is
-                                    # visible)
-    data_dtype: str = setting("auto", stage="regenerate") # verifier dtype for training data; auto: bfloat16 where fast
-                                    # here, else float32
-    eval_dtype: str = setting("auto", stage="evaluate") # dtype vLLM serves in the evaluation; auto: float32 on CPU,
-                                    # bfloat16 on GPU
-    shard: str|None = setting(None, stage="regenerate") # "I/N": producer I of N of the data, one run a node; producer 0
-                                    # then trains on all
-    capture: Capture = setting("auto", stage="regenerate", before="extract") # training states: decode (as vLLM
-                                    # answers), connector, extract (a second pass); auto: decode if it can
-    preflight_steps: int = setting(4, stage="train") # train this many steps, export and verify before the long run (0:
-                                    # skip)
-    engine: EngineConfig = setting(factory=EngineConfig, stage="evaluate") # vLLM's start-up options (flat flags)
-    regenerate: RegenConfig = setting(factory=lambda: RegenConfig(backend="vllm"), stage="regenerate")
+    concurrency_prompts: list[int]|None = setting(None, stage="evaluate") # prompts each level
+                                        # serves; None: one wave of its concurrency (>= 8), all of
+                                        # them at the highest
+    device: Literal["auto", "cpu", "cuda"] = setting("auto", ignored=True) # cpu, cuda, or auto
+                                        # (cuda where a GPU is visible)
+    data_dtype: str = setting("auto", stage="regenerate") # verifier dtype for training data; auto:
+                                                          # bfloat16 where fast here, else float32
+    eval_dtype: str = setting("auto", stage="evaluate") # dtype vLLM serves in the evaluation; auto:
+                                                        # float32 on CPU, bfloat16 on GPU
+    shard: str|None = setting(None, stage="regenerate") # "I/N": producer I of N of the data, one
+                                                        # run a node; producer 0 then trains on all
+    capture: Capture = setting("auto", stage="regenerate", before="extract") # training states:
+                                        # decode (as vLLM answers), connector, extract (a second
+                                        # pass); auto: decode if it can
+    preflight_steps: int = setting(4, stage="train") # train this many steps, export and verify
+                                                     # before the long run (0: skip)
+    draft_kind: DraftKind = setting("eagle3", stage="train") # eagle3 (chain or parallel, the shape
+                                        # above) or dflash: a block of block_size slots a forward
+                                        # (`eagle3_nb.dflash`; aux_layer_ids and draft_layers apply)
+    block_size: int|None = setting(None, stage="train", derived=True) # a DFlash draft's slots a
+                                        # forward, the anchor and block_size - 1 masks; None: 16
+    engine: EngineConfig = setting(factory=EngineConfig, stage="evaluate") # vLLM's start-up options
+                                        # (flat flags)
+    regenerate: RegenConfig = setting(factory=lambda: RegenConfig(backend="vllm"),
+                                      stage="regenerate")
     extract: ExtractConfig = setting(factory=ExtractConfig, stage="extract")
     train: TrainConfig = setting(factory=TrainConfig, stage="train")
     def __post_init__(self):
-        check_types(type(self), {f.name: getattr(self, f.name) for f in dataclasses.fields(self)})   # a YAML value of another type
-        for f in ("engine", "regenerate", "extract", "train"):   # nested sections from YAML/JSON arrive as dicts
+        # a YAML value of another type
+        check_types(type(self), {f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+        for f in ("engine", "regenerate", "extract", "train"):   # nested sections from YAML/JSON
+                                                                 # arrive as dicts
             v = getattr(self, f)
             if isinstance(v, dict): setattr(self, f, SECTIONS[f](**v))
-        if self.prompts < 0 or self.eval_prompts < 1: raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
-        level_counts(self.concurrency, self.eval_prompts, self.concurrency_prompts)   # one line for a bad level
+        if self.prompts < 0 or self.eval_prompts < 1:
+            raise Eagle3Error("prompts >= 0 (0: all) and eval_prompts >= 1")
+        if self.draft_kind == "dflash" and self.k > (self.block_size or BLOCK_SIZE) - 1:
+            raise Eagle3Error(f"k {self.k}: a DFlash draft of block_size {self.block_size or BLOCK_SIZE} "
+                              f"guesses at most {(self.block_size or BLOCK_SIZE) - 1} tokens; lower k or "
+                              "raise block_size")
+        # one line for a bad level
+        level_counts(self.concurrency, self.eval_prompts, self.concurrency_prompts)
         for s in ("regenerate", "extract"):   # `resolved` sets both from the run's own `shard`
             if getattr(self, s).shard not in (None, self.shard if s == "regenerate" else None):
-                raise Eagle3Error(f"{s}.shard: `eagle3 run` splits its data with its own shard, one run a producer "
-                                  "(`--shard I/N`), regeneration and extraction alike")
+                raise Eagle3Error(f"{s}.shard: `eagle3 run` splits its data with its own shard, "
+                                  "one run a producer (`--shard I/N`), regeneration and extraction "
+                                  "alike")
         if self.shard is not None:
             parse_shard(self.shard)
             if "self" in self.prompt_source.split("+"):
-                raise Eagle3Error("shard: every producer would write its own prompts (prompt_source self); give "
-                                  "prompt_source a file or dataset, the one list of prompts all producers split")
+                raise Eagle3Error("shard: every producer would write its own prompts "
+                                  "(prompt_source self); give prompt_source a file or dataset, the "
+                                  "one list of prompts all producers split")
 
-SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig, "train": TrainConfig}
+SECTIONS = {"engine": EngineConfig, "regenerate": RegenConfig, "extract": ExtractConfig,
+            "train": TrainConfig}
 
 # %% ../nbs/10_pipeline.ipynb #98c35b3b
 # the sections' fields `resolved` sets from the run's own settings (device, dtypes, engine, answer length, aux layers):
@@ -116,13 +150,15 @@ def capture_of(capture:str,          # the setting: auto, decode, connector or e
     worker, the KV connector for a verifier sharded over ranks (every rank's states, as vLLM holds them), else a second
     pass (`extract`)."""
     if capture != "auto": return capture, "as asked"
-    if backend != "vllm": return "extract", "the answers come from transformers: a second pass over them stores the states"
+    if backend != "vllm":
+        return "extract", "the answers come from transformers: a second pass over them stores the states"
     from eagle3_nb.vllm_extract import decode_capture_possible   # imports vLLM
     if decode_capture_possible(engine, cpu=device == "cpu"):
         return "decode", "vLLM runs in this process with one eager worker: each answer's states are stored as it decodes"
     if engine.tensor_parallel_size > 1:
-        return "connector", (f"the verifier is sharded over {engine.tensor_parallel_size} ranks: vLLM's KV connector hands "
-                             "over each answer's states as the ranks computed them")
+        return "connector", (f"the verifier is sharded over {engine.tensor_parallel_size} ranks: "
+                             "vLLM's KV connector hands over each answer's states as the ranks "
+                             "computed them")
     return "extract", "vLLM runs out of this process or compiled: a second pass over the answers stores the states"
 
 def resolved(cfg:RunConfig)->RunConfig:
@@ -131,26 +167,31 @@ def resolved(cfg:RunConfig)->RunConfig:
     from eagle3_nb.embedded import embedded_verifier
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if cfg.device == "auto" else cfg.device
     data = auto_dtype(cfg.data_dtype, dev)
-    v = Verifier.of(cfg.verifier or embedded_verifier())   # read and checked here, once for the whole run
+    v = Verifier.of(cfg.verifier or embedded_verifier())   # read and checked here, once for the
+                                                           # whole run
     ev = serving_dtype(v, dev, cfg.eval_dtype)
     if dev == "cpu" and v.mla:   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
         data = mla_dtype(v, data, auto=cfg.data_dtype == "auto", draft=False)[0]
     eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
     max_len = context_length(v, most=cfg.extract.max_len)   # never past the verifier's context
     cap = capture_of(cfg.capture, cfg.regenerate.backend, eng, dev)[0]
-    return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng, capture=cap,
+    return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng,
+                   capture=cap,
                    eval_max_tokens=cfg.eval_max_tokens or cfg.max_new_tokens or ANSWER_TOKENS,
                    regenerate=replace(cfg.regenerate, device=dev, dtype=data, engine=eng, max_new_tokens=cfg.max_new_tokens,
-                                      shard=cfg.shard),   # the run's producers split regeneration and extraction alike
+                                      shard=cfg.shard),   # the run's producers split regeneration
+                                                          # and extraction alike
                    extract=replace(cfg.extract, device=dev, compute_dtype=data, layer_ids=cfg.aux_layer_ids, max_len=max_len,
                                    engine=eng, shard=None),
-                   train=replace(cfg.train, device=dev).decided())   # run_config.json records what ran
+                   # run_config.json records what ran
+                   train=replace(cfg.train, device=dev).decided())
 
 # %% ../nbs/10_pipeline.ipynb #ea58378a
 PRESET_DIR = files("eagle3_nb")/"presets"   # one YAML file a preset, in the format `--config` reads
 
 def read_presets(d=PRESET_DIR)->dict:
-    "Every preset of `d` by name (its file's stem): nested sections as dicts, only what differs from the defaults."
+    """Every preset of `d` by name (its file's stem): nested sections as dicts, only what differs
+    from the defaults."""
     return {p.name.removesuffix(".yaml"): yaml.safe_load(p.read_text()) or {}
             for p in sorted(d.iterdir(), key=lambda p: p.name) if p.name.endswith(".yaml")}
 
@@ -166,13 +207,16 @@ def preset_name(preset:str,        # a name in PRESETS, or auto
     "The preset `preset` names: auto is gpu where the run may use a visible GPU, else cpu."
     import torch
     if preset == "auto": preset = "gpu" if device != "cpu" and torch.cuda.is_available() else "cpu"
-    if preset not in PRESETS: raise Eagle3Error(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
+    if preset not in PRESETS:
+        raise Eagle3Error(f"preset {preset!r}: choose one of {sorted(PRESETS)} or auto")
     return preset
 
 def run_config(preset:str="auto", # a name in PRESETS, or auto: cpu or gpu by the device
-               **settings):       # RunConfig fields; sections (train=..., extract=...) as dicts merge into the preset's
+               **settings):       # RunConfig fields; sections (train=..., extract=...) as dicts
+                                  # merge into the preset's
     "A `RunConfig`: the preset's settings, then `settings` over them."
-    return RunConfig(**deep_merge(PRESETS[preset_name(preset, settings.get("device", "auto"))], settings))
+    return RunConfig(**deep_merge(PRESETS[preset_name(preset, settings.get(
+        "device", "auto"))], settings))
 
 # %% ../nbs/10_pipeline.ipynb #44daf3f1
 def preflight_verifier(cfg:RunConfig)->list[str]:
@@ -185,40 +229,49 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
         except CheckpointError as e: probs.append(str(e))
     try:
         tok = load_tokenizer(v, cfg.engine.trust_remote_code)
-        if not tok.chat_template: probs.append(f"{v} has a tokenizer but no chat template: add chat_template.jinja (or "
-                                               "chat_template in tokenizer_config.json) from the model's chat version")
+        if not tok.chat_template: probs.append(f"{v} has a tokenizer but no chat template: add "
+                                               "chat_template.jinja (or chat_template in "
+                                               "tokenizer_config.json) from the model's chat "
+                                               "version")
     except Eagle3Error as e: probs.append(str(e))   # it names its own fix (--trust-remote-code)
     except (OSError, ValueError, TypeError, KeyError) as e:
         why = str(e).splitlines()[0][:120]
-        probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the verifier's Hub "
-                     "repository into it")
+        probs.append(f"{v} has no usable tokenizer ({why}): copy the tokenizer files of the "
+                     "verifier's Hub repository into it")
     ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
     if not ok: probs.append(why)
     ctx = context_length(v, most=cfg.engine.max_model_len)
     if cfg.engine.max_model_len > ctx:
-        probs.append(f"engine.max_model_len {cfg.engine.max_model_len} is past the verifier's context ({ctx} tokens): "
-                     f"vLLM refuses to start the verifier with it; lower it to {ctx}")
+        probs.append(f"engine.max_model_len {cfg.engine.max_model_len} is past the verifier's "
+                     f"context ({ctx} tokens): vLLM refuses to start the verifier with it; lower "
+                     f"it to {ctx}")
     return probs
 
 # %% ../nbs/10_pipeline.ipynb #1cb2a243
-FACTS = setting_facts(RunConfig)   # each setting's stage, ... (`setting`), by dotted name: what a resume checks
-DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json", "train": "train/checkpoint.pt",
+FACTS = setting_facts(RunConfig)   # each setting's stage, ... (`setting`), by dotted name: what a
+                                   # resume checks
+DONE = {"regenerate": "conversations.jsonl", "extract": "hidden_states/manifest.json",
+        "train": "train/checkpoint.pt",
         "evaluate": "eval/metrics.json"}   # each stage's finished output
-RETIRED = {"train.draft_vocab_size"}   # recorded by earlier versions, no setting now (a copy of draft_vocab_size)
+RETIRED = {"train.draft_vocab_size"}   # recorded by earlier versions, no setting now (a copy of
+                                       # draft_vocab_size)
 
 def fact(k:str,    # a dotted setting name, as run_config.json holds it
          what:str, # stage, derived, ignored, decided or before
         ):
-    "A setting's fact; a name this version does not know shaped its section's stage on (unknown section: every stage)."
+    """A setting's fact; a name this version does not know shaped its section's stage on (unknown
+    section: every stage)."""
     section = FACTS.get(k.split(".")[0], {"stage": "regenerate"})
     return FACTS.get(k, {**section, "derived": False, "ignored": k in RETIRED}).get(what)
 
 def _flat(d:dict, pre:str="")->dict:
-    return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
+    return {k2: v2 for k, v in d.items() for k2, v2 in (_flat(
+        v, f"{pre}{k}.") if isinstance(v, dict) and k in SECTIONS
                                                        else {f"{pre}{k}": v}).items()}
 
 def _moved(old:dict)->dict:
-    "A run_config.json of a version that set EAGLE-3.1's switches as `draft_overrides`, as the settings that hold them now."
+    """A run_config.json of a version that set EAGLE-3.1's switches as `draft_overrides`, as the
+    settings that hold them now."""
     o = dict(old.get("draft_overrides") or {})
     moved = {k: o.pop(k) for k in EAGLE31_FIELDS if k in o}
     return {**old, **moved, "draft_overrides": o} if moved else old
@@ -228,23 +281,31 @@ def settings_of(cfg:RunConfig)->dict:
     return dataclasses.asdict(replace(cfg, verifier=cfg.verifier and str(cfg.verifier)))
 
 def check_run_dir(run_dir:Path,             # the run directory
-                  cfg:RunConfig,            # the settings the stages use (`resolved`, then `with_derived`)
-                  asked:RunConfig|None=None # the settings as asked (default: `cfg`): None where the run decides
+                  cfg:RunConfig,            # the settings the stages use (`resolved`, then
+                                            # `with_derived`)
+                  asked:RunConfig|None=None # the settings as asked (default: `cfg`): None where the
+                                            # run decides
                  ):
-    "Refuse a run dir whose finished stages were made with other settings; record the settings of a new one."
+    """Refuse a run dir whose finished stages were made with other settings; record the settings of
+    a new one."""
     new, path = _flat(settings_of(cfg)), run_dir/"run_config.json"
     if not path.exists(): return write_json(path, settings_of(cfg))
-    left = {k for k, v in _flat(settings_of(asked or cfg)).items() if v is None and fact(k, "derived")}
-    before = {k: m["before"] for k, m in FACTS.items() if "before" in m}   # what a setting added since meant
+    left = {k for k, v in _flat(settings_of(asked or cfg)).items() if v is None and fact(
+        k, "derived")}
+    # what a setting added since meant
+    before = {k: m["before"] for k, m in FACTS.items() if "before" in m}
     old, default = _flat(_moved(read_json(path))), _flat(dataclasses.asdict(RunConfig())) | before
     for k in sorted(set(old) | set(new)):
         was = old.get(k, default.get(k))   # a setting added since: what it meant
-        if fact(k, "ignored") or was == new.get(k) or (was is None and k in left): continue   # None: decided as now
+        # None: decided as now
+        if fact(k, "ignored") or was == new.get(k) or (was is None and k in left):
+            continue
         done = [s for s in STAGES[STAGES.index(fact(k, "stage")):] if (run_dir/DONE[s]).exists()]
         if done:
-            raise CheckpointError(f"{run_dir} was made with {k}={was!r}, this run asks for {new.get(k)!r}, and its "
-                                  f"{', '.join(done)} output would be mixed in. Use a new --run-dir, or {k}={was!r}, "
-                                  f"or delete {run_dir/DONE[done[0]].split('/')[0]} to redo it")
+            raise CheckpointError(f"{run_dir} was made with {k}={was!r}, this run asks for "
+                                  f"{new.get(k)!r}, and its {', '.join(done)} output would be "
+                                  f"mixed in. Use a new --run-dir, or {k}={was!r}, or delete "
+                                  f"{run_dir/DONE[done[0]].split('/')[0]} to redo it")
     write_json(path, settings_of(cfg))
 
 # %% ../nbs/10_pipeline.ipynb #7cac8670
@@ -266,7 +327,8 @@ def write_summary(run:Path,      # the run directory
                      "tokens_per_s": {a: h[a]["tokens_per_s"] for a in ("baseline", "eagle3")}},
          "speed": [{"concurrency": r["concurrency"], "prompts": r["prompts"], "speedup": r["speedup"],
                     **{a: r[a] for a in ("baseline", "eagle3")}} for r in ev["speed"]["levels"]],
-         **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in ("vllm", "offline")},
+         **{w: {k: ev[w][k] for k in ("mean_acceptance_length", "per_position")} for w in (
+             "vllm", "offline")},
          "greedy_identical": ev["greedy_identical"],
          "verify": {"errors": len(rep.errors), "warnings": len(rep.findings) - len(rep.errors)},
          "seconds": secs, "machine": machine(cfg.device)}
@@ -277,22 +339,25 @@ def write_summary(run:Path,      # the run directory
     found = s["verify"]
     ver = f"{'passed' if rep.ok else 'FAILED'}: {found['errors']} errors, {found['warnings']} warnings (`verify.json`)"
     (run/"summary.md").write_text(body.replace("# EAGLE-3 draft evaluation", f"# EAGLE-3 draft for {cfg.verifier}", 1) +
-        f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | {sum(secs.values()):.0f} s |\n\n"
-        f"## Verification\n\n{ver}\n")
+        f"\n## Wall time per stage\n\n| stage | wall time |\n|---|---|\n{rows}\n| total | "
+        f"{sum(secs.values()):.0f} s |\n\n## Verification\n\n{ver}\n")
     tau_v, tau_o = s["vllm"]["mean_acceptance_length"], s["offline"]["mean_acceptance_length"]
-    why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so greedy text may move "
-           "with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
+    why = (" (bf16 on a CPU: vLLM's CPU kernels round differently for other batch shapes, so "
+           "greedy text may move with or without a draft; float32 or a GPU decides)") if not s["greedy_identical"] and cfg.device == "cpu" \
           and cfg.eval_dtype == "bfloat16" else ""
-    _log.info(f"\nmean acceptance length in vLLM {tau_v:.3f} (pooled), offline {tau_o:.3f}; greedy identical: "
-              f"{s['greedy_identical']}{why}; {run/'summary.json'}\nspeedup {speed_line(ev)}")
+    _log.info(f"\nmean acceptance length in vLLM {tau_v:.3f} (pooled), offline {tau_o:.3f}; greedy "
+              f"identical: {s['greedy_identical']}{why}; {run/'summary.json'}\nspeedup "
+              f"{speed_line(ev)}")
     return s
 
 # %% ../nbs/10_pipeline.ipynb #4590d2c0
 class _Stage:
     "Says a stage's header, times it into `times`."
-    def __init__(self, times:dict, name:str, what:str=""): self.times, self.name, self.what = times, name, what
+    def __init__(self, times:dict, name:str, what:str=""):
+        self.times, self.name, self.what = times, name, what
     def __enter__(self):
-        _log.info(f"\n=== {self.name}: {self.what} " + "=" * max(0, 50 - len(self.name + self.what)))
+        _log.info(f"\n=== {self.name}: {self.what} " + "=" * max(
+            0, 50 - len(self.name + self.what)))
         self.t0 = time.perf_counter()
     def __exit__(self, *exc):
         if exc[0] is None:
@@ -301,41 +366,74 @@ class _Stage:
 
 # %% ../nbs/10_pipeline.ipynb #d9890a84
 def _derive(cfg:RunConfig, run:Path, files:bool=True):
-    "The draft config (overrides applied) and, with `files`, its files; stops on any verifier pre-flight problem."
+    """The draft config (overrides applied) and, with `files`, its files; stops on any verifier
+    pre-flight problem."""
     V = cfg.verifier.vocab_size
-    shape = DraftShape.of(cfg, draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V))
+    shape = DraftShape.of(cfg,
+                          draft_vocab_size=cfg.draft_vocab_size and min(cfg.draft_vocab_size, V))
     tok = load_tokenizer(cfg.verifier, cfg.engine.trust_remote_code) if cfg.parallel_drafting else None   # its mask token
     d = derive_draft_config(cfg.verifier, reference=cfg.reference, shape=shape, tokenizer=tok)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
-    check_tensor_parallel(cfg.verifier, cfg.engine.tensor_parallel_size, d.config.to_dict())   # the draft's vocabulary
+    # the draft's vocabulary
+    check_tensor_parallel(cfg.verifier, cfg.engine.tensor_parallel_size, d.config.to_dict())
     if files:   # producer 0's (`RunConfig.shard`): one writer of the run's own files
-        d.config.to_json_file(run/"derived_config.json"); save_spec(derived_spec(d.config), run/"expected_spec.json")
+        d.config.to_json_file(run/"derived_config.json")
+        save_spec(derived_spec(d.config), run/"expected_spec.json")
         if cfg.reference: save_spec(inspect_draft(cfg.reference), run/"reference_spec.json")
         _log.info("\n".join(f"- {n}" for n in d.notes))
     return d.config
+
+def _derive_dflash(cfg:RunConfig, run:Path, files:bool=True)->dict:
+    "A DFlash draft's config for the run (`dflash_config`) and, with `files`, `derived_config.json`."
+    from eagle3_nb.dflash import dflash_config
+    tok = load_tokenizer(cfg.verifier, cfg.engine.trust_remote_code)   # its mask token
+    d = dflash_config(cfg.verifier, cfg.block_size or BLOCK_SIZE, cfg.draft_layers or 1,
+                      cfg.aux_layer_ids, tokenizer=tok)
+    if probs := preflight_verifier(cfg):
+        raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
+    if files: write_json(run/"derived_config.json", d)
+    return d
+
+def _train_dflash(cfg:RunConfig, config:dict, run:Path)->dict:
+    "Train the DFlash draft on the run's states into train/draft (a finished draft is kept)."
+    from eagle3_nb.dflash import train_dflash
+    from eagle3_nb.shards import HiddenStates
+    out = run/"train"/"draft"
+    if not (out/"model.safetensors").exists():
+        data = HiddenStates(run/"hidden_states")
+        t = cfg.train
+        train_dflash(data, config, data.head(), out, t.epochs, t.batch_size, t.lr,
+                     eps=config["rms_norm_eps"], seed=t.seed)
+    return {"draft": str(out)}
 
 def every_slot_trained(cfg:RunConfig)->tuple[RunConfig, str|None]:
     """A parallel draft trains at least k TTT steps, one a slot vLLM drafts (an untrained slot accepts nothing): `cfg`
     with `train.ttt_steps` raised to `k` where it asks for fewer, and the line that says so."""
     if not cfg.parallel_drafting or cfg.train.ttt_steps >= cfg.k: return cfg, None
-    why = (f"parallel draft: TTT steps raised from {cfg.train.ttt_steps} to k={cfg.k}, so that each of the {cfg.k} slots "
-           "vLLM drafts in one forward is trained")
+    why = (f"parallel draft: TTT steps raised from {cfg.train.ttt_steps} to k={cfg.k}, so that "
+           f"each of the {cfg.k} slots vLLM drafts in one forward is trained")
     return replace(cfg, train=replace(cfg.train, ttt_steps=cfg.k)), why
 
 def with_derived(cfg:RunConfig, config)->RunConfig:
-    "`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what run_config.json records."
+    """`cfg` with the derived draft's vocabulary and aux layers: what the stages use, so what
+    run_config.json records."""
     ids = config.eagle_config["eagle_aux_hidden_state_layer_ids"]
-    return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids, extract=replace(cfg.extract, layer_ids=ids),
-                   fc_norm=config.fc_norm, norm_output=config.norm_output, parallel_drafting=ptd_token(config) is not None,
-                   draft_layers=config.num_hidden_layers, norm_before_residual=config.norm_before_residual)
+    return replace(cfg, draft_vocab_size=config.draft_vocab_size, aux_layer_ids=ids,
+                   extract=replace(cfg.extract, layer_ids=ids),
+                   fc_norm=config.fc_norm, norm_output=config.norm_output,
+                   parallel_drafting=ptd_token(config) is not None,
+                   draft_layers=config.num_hidden_layers,
+                   norm_before_residual=config.norm_before_residual)
 
 def _verified(draft:Path, cfg:RunConfig, data:Path, out:Path, what:str):
     "Verify `draft`; write the report to `out`; raise with every error row if it fails."
-    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data, device=cfg.device.split(":")[0], dtype=cfg.eval_dtype,
-                 chat_template_kwargs=cfg.engine.chat_template_kwargs)
+    rep = verify(draft, cfg.verifier, reference=cfg.reference, data=data,
+                 device=cfg.device.split(":")[0], dtype=cfg.eval_dtype,
+                 chat_template_kwargs=cfg.engine.chat_template_kwargs, k=cfg.k)
     write_json(out, rep.to_json()); _log.info(rep.text())
-    if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; {out}): "
+    if not rep.ok: raise CheckpointError(f"{what} failed verification ({len(rep.errors)} errors; "
+                                         f"{out}): "
                                          + " | ".join(f"{f.where}: {f.fix}" for f in rep.errors))
     return rep
 
@@ -344,13 +442,16 @@ def preflight(cfg:RunConfig, # the run's settings
               config,        # the derived draft config
               run:Path,      # the run directory (the pre-flight writes into `run/preflight`)
              )->Path:
-    "Train a few steps on 8 quickly answered prompts, export and verify: minutes, before the long run."
+    """Train a few steps on 8 quickly answered prompts, export and verify: minutes, before the long
+    run."""
     from eagle3_nb.train import train
     pre = run/"preflight"
-    recs = prompt_records(next((s for s in cfg.prompt_source.split("+") if s != "self"), "default"), "train", 8)
+    recs = prompt_records(next((s for s in cfg.prompt_source.split("+") if s != "self"), "default"),
+                          "train", 8)
     regenerate(recs, cfg.verifier, pre/"conversations.jsonl",
                RegenConfig(max_new_tokens=32, batch_size=8, device=cfg.device, dtype=cfg.data_dtype, engine=cfg.engine))
-    extract(pre/"conversations.jsonl", cfg.verifier, pre/"hidden_states", replace(cfg.extract, shard_size=8))
+    extract(pre/"conversations.jsonl", cfg.verifier, pre/"hidden_states",
+            replace(cfg.extract, shard_size=8))
     tc = replace(cfg.train, max_steps=cfg.preflight_steps, batch_size=2,
                  ckpt_every=10**9)
     r = train(pre/"hidden_states", config, pre/"train", tc, progress=False)
@@ -360,22 +461,28 @@ def preflight(cfg:RunConfig, # the run's settings
 
 # %% ../nbs/10_pipeline.ipynb #192eaca5
 def _speculators_copy(draft:Path, cfg:RunConfig)->str:
-    "The draft in speculators' format too, where that format has one (speculators 0.9.0 has no MLA EAGLE-3 draft)."
+    """The draft in speculators' format too, where that format has one (speculators 0.9.0 has no MLA
+    EAGLE-3 draft)."""
     from eagle3_nb.convert import convert_draft
-    if read_json(draft/"config.json").get("kv_lora_rank"): return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
-    if inspect_draft(draft).ptd_token_id is not None: return "no speculators copy: a parallel draft is served vLLM-native"
+    if read_json(draft/"config.json").get("kv_lora_rank"):
+        return "no speculators copy: speculators 0.9.0 has no MLA EAGLE-3 draft"
+    if inspect_draft(draft).ptd_token_id is not None:
+        return "no speculators copy: a parallel draft is served vLLM-native"
     vc = cfg.verifier.config
     out = convert_draft(draft, draft.parent/"draft-speculators", "speculators",
-                        verifier=vc.get("_name_or_path") or vc.get("name_or_path") or str(cfg.verifier))
+                        verifier=vc.get("_name_or_path") or vc.get(
+                            "name_or_path") or str(cfg.verifier))
     return f"{out} (speculators)"
 
 def run(cfg:RunConfig,      # the settings (see `run_config` for presets)
         run_dir:str|Path    # every artefact goes here; re-running resumes
        )->dict:
-    "Every stage for `cfg.verifier` into `run_dir`, resumable, one writer at a time; returns (and writes) `summary.json`."
+    """Every stage for `cfg.verifier` into `run_dir`, resumable, one writer at a time; returns (and
+    writes) `summary.json`."""
     argv = " ".join(["eagle3"] + sys.argv[1:]) if Path(sys.argv[0]).name == "eagle3" else f"pipeline.run in pid {os.getpid()}"
     i, n = parse_shard(cfg.shard)   # producer 0 holds the run directory, producer I its own part
-    with writer_lock(Path(run_dir) if i == 0 else part_path(Path(run_dir)/"conversations.jsonl", i, n), argv):
+    with writer_lock(Path(run_dir) if i == 0 else part_path(Path(
+        run_dir)/"conversations.jsonl", i, n), argv):
         return _run(cfg, run_dir)
 
 def _data(cfg:RunConfig, run:Path, times:dict)->list:
@@ -385,7 +492,8 @@ def _data(cfg:RunConfig, run:Path, times:dict)->list:
     one = cfg.capture != "extract"   # answers and their states from one vLLM session
     states = f", states of aux layers {ext.layer_ids} ({cfg.capture})" if one else ""
     who = f", producer {i} of {n}" if n > 1 else ""
-    with _Stage(times, "regenerate", f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
+    with _Stage(times, "regenerate",
+                f"{cfg.prompts or 'all'} prompts x {1 + cfg.samples_per_prompt} answers, "
                                      f"{cfg.data_dtype}{states}{who}"):
         held = [r["messages"][0]["content"] for r in prompt_records(cfg.eval_source, "heldout")]
         train_p = source_records(cfg.prompt_source, cfg.prompts, cfg.verifier, run, held,
@@ -395,11 +503,15 @@ def _data(cfg:RunConfig, run:Path, times:dict)->list:
             from eagle3_nb.vllm_extract import regenerate_and_extract
             _log.info(regenerate_and_extract(records, cfg.verifier, run/"conversations.jsonl", run/"hidden_states",
                                          cfg.regenerate, ext, capture=cfg.capture))
-        else: regenerate(records, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)   # one engine for both
+        # one engine for both
+        else:
+            regenerate(records, cfg.verifier, run/"conversations.jsonl", cfg.regenerate)
     if not one:
         with _Stage(times, "extract", f"aux layers {ext.layer_ids}, {cfg.data_dtype}{who}"):
-            want = {r["id"] for r in producer_share(records, i, n, cfg.regenerate.engine.seed)}   # this run's, its share
-            recs = [r for r in read_jsonl_resumable(part_path(run/"conversations.jsonl", i, n)) if r["id"] in want]
+            # this run's, its share
+            want = {r["id"] for r in producer_share(records, i, n, cfg.regenerate.engine.seed)}
+            recs = [r for r in read_jsonl_resumable(part_path(
+                run/"conversations.jsonl", i, n)) if r["id"] in want]
             _log.info(extract(recs, cfg.verifier, part_dir(run/"hidden_states", i, n), ext))
     return records
 
@@ -407,7 +519,8 @@ def parts_left(cfg:RunConfig, # the run's settings (its `shard`: how many produc
                run:Path,      # the run directory
                records:list,  # the run's records, every producer's (`_data`)
               )->list[str]:
-    "The producers' parts of the data not finished yet, each with its count and whether a producer is writing it."
+    """The producers' parts of the data not finished yet, each with its count and whether a producer
+    is writing it."""
     n, left = parse_shard(cfg.shard)[1], []
     for j in range(n):
         want = {r["id"] for r in producer_share(records, j, n, cfg.regenerate.engine.seed)}
@@ -415,12 +528,15 @@ def parts_left(cfg:RunConfig, # the run's settings (its `shard`: how many produc
         have = done_ids(read_json(m)) if m.exists() else set()
         if want - have:
             busy = writer_active(part_path(run/"conversations.jsonl", j, n))
-            left.append(f"part {j} of {n}: {len(want & have)} of {len(want)} samples" + ("" if busy else
-                        f", no producer writing it (start `eagle3 run --shard {j}/{n}` with this run's settings)"))
+            left.append(f"part {j} of {n}: {len(want & have)} of {len(want)} samples" + (
+                "" if busy else
+                        f", no producer writing it (start `eagle3 run --shard {j}/{n}` with this "
+                        "run's settings)"))
     return left
 
 def wait_for_parts(cfg:RunConfig, run:Path, records:list, poll:float=30.0):
-    "Return once every producer's part of the data is finished; says which are not, when that changes or every 10 minutes."
+    """Return once every producer's part of the data is finished; says which are not, when that
+    changes or every 10 minutes."""
     said, t = None, 0.0
     while left := parts_left(cfg, run, records):
         if left != said or time.monotonic() - t > 600:
@@ -428,18 +544,21 @@ def wait_for_parts(cfg:RunConfig, run:Path, records:list, poll:float=30.0):
         time.sleep(poll)
 
 def k_reason(k:int)->str:
-    "Why the evaluation drafts `k` tokens a step: asked, or the default with the measured speedups behind it."
+    """Why the evaluation drafts `k` tokens a step: asked, or the default with the measured speedups
+    behind it."""
     if k != SPEC_TOKENS: return "as asked"
     sweep = ", ".join(f"{s:.2f}x" for s in K_SWEEP.values())
-    return (f"the default, the best speedup at batch 1 of k = {min(K_SWEEP)}..{max(K_SWEEP)} for the demo's draft "
-            f"({sweep}; Measurements)")
+    return (f"the default, the best speedup at batch 1 of k = {min(K_SWEEP)}..{max(K_SWEEP)} for "
+            f"the demo's draft ({sweep}; Measurements)")
 
 def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     from eagle3_nb.train import train
     from eagle3_nb.evaluate import evaluate_draft
     auto = "auto" in (cfg.data_dtype, cfg.train.precision)
-    asked, cfg, run, times = cfg, resolved(cfg), Path(run_dir), {}   # asked: None where the run decides
-    _log.info(f"machine: {machine(cfg.device)}")   # every figure of the run is this machine's (summary.json too)
+    # asked: None where the run decides
+    asked, cfg, run, times = cfg, resolved(cfg), Path(run_dir), {}
+    _log.info(f"machine: {machine(cfg.device)}")   # every figure of the run is this machine's
+                                                   # (summary.json too)
     if auto: _log.info(f"precision auto -> {precision_reason(cfg.device)}")
     if cfg.device == "cpu" and cfg.verifier.mla:
         _log.info(f"MLA verifier -> data in {cfg.data_dtype}, evaluation in {cfg.eval_dtype}: "
@@ -450,34 +569,54 @@ def _run(cfg:RunConfig, run_dir:str|Path)->dict:
     _log.info(f"k={cfg.k} speculative tokens in the evaluation: {k_reason(cfg.k)}")
     run.mkdir(parents=True, exist_ok=True)
     i, n = parse_shard(cfg.shard)
-    with _Stage(times, "derive", f"draft config for {cfg.verifier}"):
-        config = _derive(cfg, run, files=i == 0)
-        cfg, why = every_slot_trained(with_derived(cfg, config))
-        if why: _log.info(why)
+    dflash = cfg.draft_kind == "dflash"
+    with _Stage(times, "derive", f"{'DFlash ' if dflash else ''}draft config for {cfg.verifier}"):
+        if dflash: config = _derive_dflash(cfg, run, files=i == 0)
+        else:
+            config = _derive(cfg, run, files=i == 0)
+            cfg, why = every_slot_trained(with_derived(cfg, config))
+            if why: _log.info(why)
         if i == 0: check_run_dir(run, cfg, asked)
-    if cfg.preflight_steps and i == 0:
-        with _Stage(times, "preflight", f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
+    if cfg.preflight_steps and i == 0 and dflash:
+        _log.info("preflight: the DFlash draft is exported and verified after training (its config "
+                  "was checked against the verifier above)")
+    elif cfg.preflight_steps and i == 0:
+        with _Stage(times, "preflight",
+                    f"{cfg.preflight_steps} steps on 8 answers, export, verify"):
             preflight(cfg, config, run)
     records = _data(cfg, run, times)
     if i:   # one of several producers: its share is written; producer 0 trains on every part
-        _log.info(f"producer {i} of {n}: its share of the data is in {part_dir(run/'hidden_states', i, n)}; producer 0 "
-                  "trains, verifies and evaluates once every part is written")
-        return {"producer": cfg.shard, "data": str(part_dir(run/"hidden_states", i, n)), "seconds": times}
+        _log.info(f"producer {i} of {n}: its share of the data is in "
+                  f"{part_dir(run/'hidden_states', i, n)}; producer 0 trains, verifies and "
+                  "evaluates once every part is written")
+        return {"producer": cfg.shard, "data": str(part_dir(run/"hidden_states", i, n)),
+                "seconds": times}
     if n > 1:
-        with _Stage(times, "wait", f"the other producers' parts of the data ({n - 1})"): wait_for_parts(cfg, run, records)
-    with _Stage(times, "train", f"{cfg.train.epochs} epochs, TTT {cfg.train.ttt_steps}, precision "
-                                f"{cfg.train.precision}"):
-        tr = train(run/"hidden_states", config, run/"train", cfg.train)
-        _log.info(f"exported {tr['draft']} (vLLM-native); {_speculators_copy(Path(tr['draft']), cfg)}")
+        with _Stage(times, "wait", f"the other producers' parts of the data ({n - 1})"):
+            wait_for_parts(cfg, run, records)
+    what = (f"DFlash, blocks of {config['block_size']}" if dflash else
+            f"TTT {cfg.train.ttt_steps}, precision {cfg.train.precision}")
+    with _Stage(times, "train", f"{cfg.train.epochs} epochs, {what}"):
+        if dflash: tr = _train_dflash(cfg, config, run)
+        else:
+            tr = train(run/"hidden_states", config, run/"train", cfg.train)
+            _log.info(f"exported {tr['draft']} (vLLM-native); "
+                      f"{_speculators_copy(Path(tr['draft']), cfg)}")
     with _Stage(times, "verify", "the exported draft"):
-        rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json", "the trained draft")
+        rep = _verified(Path(tr["draft"]), cfg, run/"hidden_states", run/"verify.json",
+                        "the trained draft")
     counts = level_counts(cfg.concurrency, cfg.eval_prompts, cfg.concurrency_prompts)
     levels = ", ".join(f"{c} ({m} prompts)" for c, m in zip(cfg.concurrency, counts))
-    with _Stage(times, "evaluate", f"{cfg.eval_prompts} held-out prompts ({cfg.eval_source}), k={cfg.k}, vLLM "
+    with _Stage(times, "evaluate",
+                f"{cfg.eval_prompts} held-out prompts ({cfg.eval_source}), k={cfg.k}, vLLM "
                                    f"{cfg.eval_dtype}, concurrency {levels}"):
         recs = prompt_records(cfg.eval_source, "heldout", cfg.eval_prompts)
-        ev = evaluate_draft(cfg.verifier, tr["draft"], [r["messages"][0]["content"] for r in recs], None, run/"eval",
-                            k=cfg.k, max_tokens=cfg.eval_max_tokens, device=cfg.device, dtype=cfg.eval_dtype,
-                            engine=cfg.engine, concurrency=cfg.concurrency, concurrency_prompts=cfg.concurrency_prompts,
-                            categories=[r["category"] for r in recs] if all("category" in r for r in recs) else None)
+        ev = evaluate_draft(cfg.verifier, tr["draft"], [r["messages"][0]["content"] for r in recs],
+                            None, run/"eval",
+                            k=cfg.k, max_tokens=cfg.eval_max_tokens, device=cfg.device,
+                            dtype=cfg.eval_dtype,
+                            engine=cfg.engine, concurrency=cfg.concurrency,
+                            concurrency_prompts=cfg.concurrency_prompts,
+                            categories=[r["category"] for r in recs] if all(
+                                "category" in r for r in recs) else None)
     return write_summary(run, cfg, ev, rep, tr["draft"], times)

@@ -13,16 +13,19 @@ __all__ = ['parse_shard', 'launcher_shard', 'producer_share', 'part_path', 'part
 
 # %% ../nbs/04b_producers.ipynb #1ee0f53a
 def parse_shard(s:str|None)->tuple[int, int]:
-    "(I, N) of a producer's `I/N` (None: the one producer, (0, 1)); anything else is an error saying how to write it."
+    """(I, N) of a producer's `I/N` (None: the one producer, (0, 1)); anything else is an error
+    saying how to write it."""
     if s is None: return 0, 1
     try: i, n = (int(x) for x in str(s).split("/"))
     except ValueError: i = n = -1
     if not 0 <= i < n:
-        raise Eagle3Error(f"shard {s!r}: write I/N, producer I of N with 0 <= I < N (e.g. 0/2 and 1/2 for two producers)")
+        raise Eagle3Error(f"shard {s!r}: write I/N, producer I of N with 0 <= I < N (e.g. 0/2 and "
+                          "1/2 for two producers)")
     return i, n
 
 def launcher_shard(env:dict|None=None)->str|None:
-    "This producer's `I/N` as its launcher numbers it: torchrun's RANK/WORLD_SIZE, a Slurm array's task id; else None."
+    """This producer's `I/N` as its launcher numbers it: torchrun's RANK/WORLD_SIZE, a Slurm array's
+    task id; else None."""
     env = os.environ if env is None else env
     if "RANK" in env and "WORLD_SIZE" in env: return f"{env['RANK']}/{env['WORLD_SIZE']}"
     if "SLURM_ARRAY_TASK_ID" in env and "SLURM_ARRAY_TASK_COUNT" in env:
@@ -30,18 +33,21 @@ def launcher_shard(env:dict|None=None)->str|None:
     return None
 
 def producer_share(records:list, i:int, n:int, seed:int)->list:
-    "Producer i of n's records: a seeded permutation dealt round-robin (disjoint; their union is all), in `records`' order."
+    """Producer i of n's records: a seeded permutation dealt round-robin (disjoint; their union is
+    all), in `records`' order."""
     if n == 1: return records
     import torch   # a seeded permutation, the same on every machine
     perm = torch.randperm(len(records), generator=torch.Generator().manual_seed(seed)).tolist()
     return [records[j] for j in sorted(perm[i::n])]
 
 def part_path(out:Path, i:int, n:int)->Path:
-    "Producer i of n's own file beside `out`: answers.jsonl -> answers.part-0-of-2.jsonl; one producer writes `out`."
+    """Producer i of n's own file beside `out`: answers.jsonl -> answers.part-0-of-2.jsonl; one
+    producer writes `out`."""
     return out if n == 1 else out.with_name(f"{out.stem}.part-{i}-of-{n}{out.suffix}")
 
 def part_dir(out:Path, i:int, n:int)->Path:
-    "Producer i of n's own directory in the directory `out`: hs/part-0-of-2; one producer writes `out`."
+    """Producer i of n's own directory in the directory `out`: hs/part-0-of-2; one producer writes
+    `out`."""
     return out if n == 1 else out/f"part-{i}-of-{n}"
 
 def answer_parts(out:Path)->list[Path]:
@@ -50,9 +56,11 @@ def answer_parts(out:Path)->list[Path]:
 
 # %% ../nbs/04b_producers.ipynb #f37ea2b0
 def read_jsonl_resumable(path:Path,
-                         repair:bool=True, # drop a cut line from the file (its writer's resume); False: a reader beside it
+                         repair:bool=True, # drop a cut line from the file (its writer's resume);
+                                           # False: a reader beside it
                         )->list[dict]:
-    "Records of a JSONL file that a killed writer may have cut mid-line; the cut line is dropped from the file."
+    """Records of a JSONL file that a killed writer may have cut mid-line; the cut line is dropped
+    from the file."""
     if not path.exists(): return []
     lines, good = path.read_text().splitlines(keepends=True), []
     for l in lines:

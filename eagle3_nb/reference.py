@@ -8,14 +8,16 @@ import json, math, re, struct, warnings
 from importlib.resources import files
 from dataclasses import dataclass, asdict
 from pathlib import Path
-from .core import CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files, write_json
+from .core import (CheckpointError, DTYPE_BYTES, MISSING_FIX, read_json, tensor_files,
+                            write_json)
 
 # %% auto #0
-__all__ = ['FIXTURES', 'INT_FIELDS', 'PTD_FIELDS', 'TOKEN_FIELDS', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES', 'PICKLE_SUFFIXES',
-           'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config', 'ptd_token',
-           'bad_value', 'check_config', 'TensorInfo', 'read_safetensors_header', 'load_tensor_table', 'rename_layer',
-           'normalise_names', 'detect_format', 'DraftSpec', 'spec_from_config', 'spec_mismatches', 'spec_problems',
-           'inspect_draft', 'spec_to_json', 'spec_from_json', 'save_spec', 'load_spec', 'spec_table', 'diff_specs']
+__all__ = ['FIXTURES', 'INT_FIELDS', 'PTD_FIELDS', 'TOKEN_FIELDS', 'DFLASH_ARCH', 'BOOL_FIELDS', 'ACTIVATIONS', 'ROPE_TYPES',
+           'PICKLE_SUFFIXES', 'LAYER_PREFIXES', 'SHAPE_FIELDS', 'PROVENANCE', 'fixture', 'is_repo_id', 'load_config',
+           'ptd_token', 'spec_method', 'bad_value', 'check_config', 'TensorInfo', 'read_safetensors_header',
+           'load_tensor_table', 'rename_layer', 'normalise_names', 'detect_format', 'DraftSpec', 'spec_from_config',
+           'spec_mismatches', 'spec_problems', 'inspect_draft', 'spec_to_json', 'spec_from_json', 'save_spec',
+           'load_spec', 'spec_table', 'diff_specs']
 
 # %% ../nbs/01_reference.ipynb #98300581
 FIXTURES = Path(str(files("eagle3_nb")/"fixtures"))
@@ -39,78 +41,111 @@ def load_config(path_or_id:str|Path # directory, config.json file, or Hub repo i
     "The `config.json` of a local directory or file, or of a Hub repo (config only, no weights)."
     p = Path(path_or_id)
     if p.is_dir(): return read_json(p/"config.json")
-    if p.is_file() or not is_repo_id(str(path_or_id)): return read_json(p, MISSING_FIX["config.json"])
+    if p.is_file() or not is_repo_id(str(path_or_id)):
+        return read_json(p, MISSING_FIX["config.json"])
     from huggingface_hub import hf_hub_download
     try: return read_json(hf_hub_download(str(path_or_id), "config.json"))
     except CheckpointError: raise
     except Exception as e:
-        raise CheckpointError(f"could not fetch config.json of Hub repo {path_or_id!r} ({type(e).__name__}: {e}); "
-                              "check the id, your token, or pass a local directory") from None
+        raise CheckpointError(f"could not fetch config.json of Hub repo {path_or_id!r} "
+                              f"({type(e).__name__}: {e}); check the id, your token, or pass a "
+                              "local directory") from None
 
 # %% ../nbs/01_reference.ipynb #1e41bf8b
-_SIZE = (1, 1 << 24)   # a width, head count, vocabulary or rank: a positive integer below 16.7 million
+_SIZE = (1, 1 << 24)   # a width, head count, vocabulary or rank: a positive integer below 16.7
+                       # million
 INT_FIELDS = {k: _SIZE for k in ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
-    "intermediate_size", "vocab_size", "draft_vocab_size", "target_hidden_size", "kv_lora_rank", "q_lora_rank",
-    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_intermediate_size", "n_routed_experts",
+    "intermediate_size", "vocab_size", "draft_vocab_size", "target_hidden_size", "kv_lora_rank",
+    "q_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_intermediate_size",
+    "n_routed_experts",
     "n_shared_experts", "num_experts_per_tok")} | {
-    "num_hidden_layers": (1, 4096), "max_position_embeddings": (1, 1 << 31), "sliding_window": (1, 1 << 31)}
-PTD_FIELDS = ("mask_token_id", "ptd_token_id")   # a parallel (P-EAGLE) draft's masked-slot token, in the order vLLM reads them
+    "num_hidden_layers": (1, 4096), "max_position_embeddings": (1, 1 << 31),
+    "sliding_window": (1, 1 << 31)}
+PTD_FIELDS = ("mask_token_id", "ptd_token_id")   # a parallel (P-EAGLE) draft's masked-slot token,
+                                                 # in the order vLLM reads them
 TOKEN_FIELDS = ("bos_token_id", "eos_token_id", "pad_token_id", *PTD_FIELDS)
 
 def ptd_token(cfg)->int|None:
-    "The masked slots' token of a parallel (P-EAGLE) draft's config (a dict or a config object); None: a chain draft."
+    """The masked slots' token of a parallel (P-EAGLE) draft's config (a dict or a config object);
+    None: a chain draft."""
     get = cfg.get if isinstance(cfg, dict) else lambda k: getattr(cfg, k, None)
     return next((get(k) for k in PTD_FIELDS if get(k) is not None), None)
-BOOL_FIELDS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "norm_before_residual", "norm_before_fc",
+
+DFLASH_ARCH = "DFlashDraftModel"   # vLLM 0.32's registry name of a DFlash draft (qwen3_dflash)
+
+def spec_method(cfg:dict)->str:
+    "vLLM's `speculative_config.method` for a draft config: `dflash` for a DFlash draft, else `eagle3`."
+    return "dflash" if cfg.get("architectures") == [DFLASH_ARCH] else "eagle3"
+
+BOOL_FIELDS = ("tie_word_embeddings", "attention_bias", "mlp_bias", "norm_before_residual",
+               "norm_before_fc",
                "fc_norm", "norm_output")
-ACTIVATIONS = ("gelu", "gelu_fast", "gelu_new", "gelu_pytorch_tanh", "relu", "relu2", "silu", "swish", "quick_gelu",
+ACTIVATIONS = ("gelu", "gelu_fast", "gelu_new", "gelu_pytorch_tanh", "relu", "relu2", "silu",
+               "swish", "quick_gelu",
                "tanh", "sigmoid", "xielu", "geglu", "swigluoai")   # vLLM's activation registries
-ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn", "deepseek_llama_scaling", "longrope",
-              "su", "llama3", "mllama4", "mrope", "bailing_mrope", "proportional", "openpangu")   # vLLM's get_rope
+ROPE_TYPES = ("default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn",
+              "deepseek_llama_scaling", "longrope",
+              # vLLM's get_rope
+              "su", "llama3", "mllama4", "mrope", "bailing_mrope", "proportional", "openpangu")
 
 def _positive(v)->bool: return type(v) in (int, float) and math.isfinite(v) and v > 0
 
 def bad_value(k:str, v)->str|None:
-    "What is wrong with value `v` of config field `k`; None where nothing is (or the package does not read `k`)."
+    """What is wrong with value `v` of config field `k`; None where nothing is (or the package does
+    not read `k`)."""
     if v is None: return None   # absent: whether the field is needed is its reader's question
     if k in INT_FIELDS:
         lo, hi = INT_FIELDS[k]
-        if type(v) is not int: return f"is a JSON {type(v).__name__}, expected an integer in {lo}..{hi:,}"
+        if type(v) is not int:
+            return f"is a JSON {type(v).__name__}, expected an integer in {lo}..{hi:,}"
         if not lo <= v <= hi: return f"is out of range, expected an integer in {lo}..{hi:,}"
-    elif k == "rms_norm_eps" and not (_positive(v) and v < 1): return "expected a number between 0 and 1, e.g. 1e-05"
+    elif k == "rms_norm_eps" and not (_positive(v) and v < 1):
+        return "expected a number between 0 and 1, e.g. 1e-05"
     elif k == "rope_theta" and not _positive(v): return "expected a positive number, e.g. 10000.0"
     elif k in BOOL_FIELDS and type(v) is not bool: return "expected true or false"
-    elif k == "hidden_act" and v not in ACTIVATIONS: return f"is no activation vLLM knows ({', '.join(ACTIVATIONS)})"
-    elif k in TOKEN_FIELDS and not all(type(i) is int and i >= 0 for i in (v if isinstance(v, list) else [v])):
+    elif k == "hidden_act" and v not in ACTIVATIONS:
+        return f"is no activation vLLM knows ({', '.join(ACTIVATIONS)})"
+    elif k in TOKEN_FIELDS and not all(type(i) is int and i >= 0 for i in (
+        v if isinstance(v, list) else [v])):
         return "expected a token id (an integer >= 0) or a list of them"
     return None
 
 # %% ../nbs/01_reference.ipynb #5ad222a5
 def _shown(v)->str: r = repr(v); return r if len(r) <= 60 else r[:57] + "..."
 
-def check_config(cfg:dict,             # a config's fields (a verifier's text model, a draft's layer)
+def check_config(cfg:dict,             # a config's fields (a verifier's text model, a draft's
+                                       # layer)
                  source:str,           # what it is and where it came from, for the message
                  need:tuple=(),        # fields that must be present
-                 groups:bool=True,     # query heads a multiple of KV heads (`verify` reports it for a draft, as a row)
+                 groups:bool=True,     # query heads a multiple of KV heads (`verify` reports it for
+                                       # a draft, as a row)
                 )->dict:
-    "`cfg` itself, once every field the package reads is of its type and range; else one error naming the first bad one."
+    """`cfg` itself, once every field the package reads is of its type and range; else one error
+    naming the first bad one."""
     fix = "correct it in that file (the model's card or its Hub config.json gives the value)"
     for k in need:
-        if cfg.get(k) is None: raise CheckpointError(f"{source} has no {k!r}: it determines the draft's shapes; {fix}")
+        if cfg.get(k) is None:
+            raise CheckpointError(f"{source} has no {k!r}: it determines the draft's shapes; {fix}")
     for k, v in cfg.items():
-        if why := bad_value(k, v): raise CheckpointError(f"{source}: {k} = {_shown(v)} {why}; {fix}")
+        if why := bad_value(k, v):
+            raise CheckpointError(f"{source}: {k} = {_shown(v)} {why}; {fix}")
     rope = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
-    if not isinstance(rope, dict): raise CheckpointError(f"{source}: rope_scaling = {_shown(rope)} is not an object; {fix}")
+    if not isinstance(rope, dict):
+        raise CheckpointError(f"{source}: rope_scaling = {_shown(rope)} is not an object; {fix}")
     kind = rope.get("rope_type", rope.get("type", "default"))
     if kind not in ROPE_TYPES:
-        raise CheckpointError(f"{source}: rope type {_shown(kind)} is no rope vLLM knows ({', '.join(ROPE_TYPES)}); {fix}")
+        raise CheckpointError(f"{source}: rope type {_shown(kind)} is no rope vLLM knows "
+                              f"({', '.join(ROPE_TYPES)}); {fix}")
     for k in ("rope_theta", "factor"):
         if k in rope and not _positive(rope[k]):
-            raise CheckpointError(f"{source}: rope {k} = {_shown(rope[k])} expected a positive number; {fix}")
+            raise CheckpointError(f"{source}: rope {k} = {_shown(rope[k])} expected a positive "
+                                  f"number; {fix}")
     nh, nkv = cfg.get("num_attention_heads"), cfg.get("num_key_value_heads")
     if groups and nh and nkv and nh % nkv:
-        raise CheckpointError(f"{source}: num_attention_heads {nh} is not a multiple of num_key_value_heads {nkv} "
-                              f"(each KV head serves a whole group of query heads); {fix}")
+        raise CheckpointError(f"{source}: num_attention_heads {nh} is not a multiple of "
+                              f"num_key_value_heads {nkv} (each KV head serves a whole group of "
+                              f"query heads); {fix}")
     return cfg
 
 # %% ../nbs/01_reference.ipynb #20e82000
@@ -130,31 +165,37 @@ def read_safetensors_header(path:str|Path)->dict[str, TensorInfo]:
     size = path.stat().st_size
     with open(path, "rb") as f:
         head = f.read(8)
-        if len(head) < 8: raise CheckpointError(f"{path} is {size} bytes: too short for a safetensors header; {bad}")
+        if len(head) < 8:
+            raise CheckpointError(f"{path} is {size} bytes: too short for a safetensors header; "
+                                  f"{bad}")
         n = struct.unpack("<Q", head)[0]
         if n > size - 8 or n > 100_000_000:
-            raise CheckpointError(f"{path}: header claims {n} bytes but the file has {size - 8} after the length "
-                                  f"field (truncated or not safetensors); {bad}")
+            raise CheckpointError(f"{path}: header claims {n} bytes but the file has {size - 8} "
+                                  f"after the length field (truncated or not safetensors); {bad}")
         raw = f.read(n)
     try: header = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{path}: safetensors header is not valid JSON ({e}); {bad}") from None
     if not isinstance(header, dict):
-        raise CheckpointError(f"{path}: safetensors header is a JSON {type(header).__name__}, not an object; {bad}")
+        raise CheckpointError(f"{path}: safetensors header is a JSON {type(header).__name__}, not "
+                              f"an object; {bad}")
     out, data_len = {}, size - 8 - n
     for name, v in header.items():
         if name == "__metadata__": continue
         try:
             info, (start, end) = TensorInfo(v["shape"], v["dtype"]), v["data_offsets"]
-            if not (isinstance(info.dtype, str) and all(d >= 0 for d in info.shape) and type(start) is int
+            if not (isinstance(info.dtype, str) and all(d >= 0 for d in info.shape) and type(
+                start) is int
                     and type(end) is int and 0 <= start <= end): raise ValueError(v)
-            size_of = DTYPE_BYTES.get(info.dtype)   # a dtype this table lacks: its byte count is not checked
+            size_of = DTYPE_BYTES.get(info.dtype)   # a dtype this table lacks: its byte count is
+                                                    # not checked
         except (KeyError, TypeError, ValueError):
-            raise CheckpointError(f"{path}: malformed header entry for {name!r}: {_shown(v)} (a dtype name, a shape of "
-                                  f"sizes >= 0 and data_offsets [start, end] are needed); {bad}") from None
+            raise CheckpointError(f"{path}: malformed header entry for {name!r}: {_shown(v)} (a "
+                                  "dtype name, a shape of sizes >= 0 and data_offsets [start, "
+                                  f"end] are needed); {bad}") from None
         if end > data_len or (size_of and end - start != size_of * math.prod(info.shape)):
-            raise CheckpointError(f"{path}: tensor {name!r} ends at byte {end} but the file holds {data_len} data "
-                                  f"bytes (truncated); {bad}")
+            raise CheckpointError(f"{path}: tensor {name!r} ends at byte {end} but the file holds "
+                                  f"{data_len} data bytes (truncated); {bad}")
         out[name] = info
     return out
 
@@ -162,17 +203,21 @@ def read_safetensors_header(path:str|Path)->dict[str, TensorInfo]:
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 
 def _local_tensor_table(d:Path)->dict[str, TensorInfo]|None:
-    if files := tensor_files(d): return {k: v for f in files for k, v in read_safetensors_header(f).items()}
+    if files := tensor_files(d):
+        return {k: v for f in files for k, v in read_safetensors_header(f).items()}
     if (d/"tensors.json").exists():
-        return {k: TensorInfo(v["shape"], v["dtype"]) for k, v in read_json(d/"tensors.json").items()}
+        return {k: TensorInfo(v["shape"], v["dtype"]) for k, v in read_json(
+            d/"tensors.json").items()}
     if pickles := [p.name for p in d.iterdir() if p.suffix in PICKLE_SUFFIXES]:
-        raise CheckpointError(f"{d} holds only pickled weights {pickles}; they are never loaded here. "
-                              "Convert them to safetensors (safetensors.torch.save_file) first")
+        raise CheckpointError(f"{d} holds only pickled weights {pickles}; they are never loaded "
+                              "here. Convert them to safetensors (safetensors.torch.save_file) "
+                              "first")
     return None
 
 def load_tensor_table(path_or_id:str|Path # checkpoint directory or Hub repo id
                      )->dict[str, TensorInfo]|None:
-    "Every tensor's shape and dtype from safetensors headers (local or Hub), or None when there are no weights."
+    """Every tensor's shape and dtype from safetensors headers (local or Hub), or None when there
+    are no weights."""
     p = Path(path_or_id)
     if p.is_file(): p = p.parent
     if p.is_dir(): return _local_tensor_table(p)
@@ -181,8 +226,8 @@ def load_tensor_table(path_or_id:str|Path # checkpoint directory or Hub repo id
     from huggingface_hub import get_safetensors_metadata
     try: meta = get_safetensors_metadata(str(path_or_id))
     except Exception as e:
-        raise CheckpointError(f"could not read safetensors headers of Hub repo {path_or_id!r} ({type(e).__name__}: "
-                              f"{e})") from None
+        raise CheckpointError(f"could not read safetensors headers of Hub repo {path_or_id!r} "
+                              f"({type(e).__name__}: {e})") from None
     return {k: TensorInfo(t.shape, t.dtype) for fm in meta.files_metadata.values() for k, t in fm.tensors.items()}
 
 # %% ../nbs/01_reference.ipynb #6fec0f12
@@ -192,8 +237,9 @@ def _layer_prefix(tensors:dict|None)->str|None:
     if not tensors: return None
     found = {p for p in LAYER_PREFIXES for k in tensors if k.startswith(p)}
     if len(found) > 1:
-        raise CheckpointError("checkpoint mixes midlayer.* and layers.0.* tensor names; vLLM would load both into "
-                              "one layer. Keep one naming: rename every tensor with eagle3_nb.reference.rename_layer")
+        raise CheckpointError("checkpoint mixes midlayer.* and layers.0.* tensor names; vLLM would "
+                              "load both into one layer. Keep one naming: rename every tensor with "
+                              "eagle3_nb.reference.rename_layer")
     return found.pop() if found else None
 
 def rename_layer(name:str, prefix:str="midlayer.")->str:
@@ -211,37 +257,47 @@ def detect_format(cfg:dict)->str:
     "'speculators' or 'vllm' for a draft config; a clear error for anything else (e.g. a verifier)."
     if "speculators_model_type" in cfg or "transformer_layer_config" in cfg:
         if cfg.get("speculators_model_type", "eagle3") != "eagle3":
-            raise CheckpointError(f"speculators_model_type is {cfg['speculators_model_type']!r}; only 'eagle3' "
-                                  "drafts are handled here")
+            raise CheckpointError(f"speculators_model_type is {cfg['speculators_model_type']!r}; "
+                                  "only 'eagle3' drafts are handled here")
         return "speculators"
     archs = cfg.get("architectures") or []
     if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
-        raise CheckpointError(f"architectures is {archs!r}: expected a list of class names, e.g. [\"LlamaForCausalLMEagle3\"]")
-    if any("Eagle3" in a for a in archs) or "eagle_config" in cfg or "draft_vocab_size" in cfg: return "vllm"
-    raise CheckpointError(f"this config (architectures {archs}) is not an EAGLE-3 draft: no eagle_config, "
-                          "draft_vocab_size or speculators fields. Did you pass the verifier instead of the draft?")
+        raise CheckpointError(f"architectures is {archs!r}: expected a list of class names, e.g. "
+                              "[\"LlamaForCausalLMEagle3\"]")
+    if any("Eagle3" in a for a in archs) or "eagle_config" in cfg or "draft_vocab_size" in cfg:
+        return "vllm"
+    raise CheckpointError(f"this config (architectures {archs}) is not an EAGLE-3 draft: no "
+                          "eagle_config, draft_vocab_size or speculators fields. Did you pass the "
+                          "verifier instead of the draft?")
 
 # %% ../nbs/01_reference.ipynb #0968bbb3
-SHAPE_FIELDS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size", "vocab_size")
+SHAPE_FIELDS = ("hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size",
+                "vocab_size")
 
 @dataclass
 class DraftSpec:
-    "A draft checkpoint, normalised: every shape-determining field explicit, tensors in `midlayer.` naming."
-    format: str                       # "vllm" (LlamaForCausalLMEagle3 + eagle_config) or "speculators"
+    """A draft checkpoint, normalised: every shape-determining field explicit, tensors in
+    `midlayer.` naming."""
+    format: str                       # "vllm" (LlamaForCausalLMEagle3 + eagle_config) or
+                                      # "speculators"
     architectures: list
     hidden_size: int
     num_attention_heads: int
     num_key_value_heads: int
-    head_dim: int                     # what vLLM will use: the config's head_dim, else hidden_size // num_attention_heads
-    head_dim_explicit: bool           # False: the config left head_dim out and the value above is implied
+    head_dim: int                     # what vLLM will use: the config's head_dim, else hidden_size
+                                      # // num_attention_heads
+    head_dim_explicit: bool           # False: the config left head_dim out and the value above is
+                                      # implied
     intermediate_size: int
     num_hidden_layers: int
     vocab_size: int                   # the verifier's vocabulary
     draft_vocab_size: int             # rows of lm_head; = vocab_size when the config has none
-    target_hidden_size: int           # verifier hidden size the fc layer reads (= hidden_size when absent)
+    target_hidden_size: int           # verifier hidden size the fc layer reads (= hidden_size when
+                                      # absent)
     aux_layer_ids: list|None          # vLLM convention: input of decoder layer k
     norm_before_residual: bool|None   # as declared; None = absent
-    norm_before_residual_used: bool   # what vLLM will use (absent: False for vllm format, True for speculators)
+    norm_before_residual_used: bool   # what vLLM will use (absent: False for vllm format, True for
+                                      # speculators)
     norm_before_fc: bool = False
     fc_norm: bool = False
     norm_output: bool = False
@@ -250,20 +306,25 @@ class DraftSpec:
     hidden_act: str = "silu"
     attention_bias: bool = False
     dtype: str|None = None
-    layer_prefix: str|None = None     # naming on disk: "midlayer." or "layers.0." (None: no weights)
-    q_lora_rank: int|None = None      # an MLA draft's attention (Eagle3DeepseekV2ForCausalLM); None: a Llama draft's
+    layer_prefix: str|None = None     # naming on disk: "midlayer." or "layers.0." (None: no
+                                      # weights)
+    q_lora_rank: int|None = None      # an MLA draft's attention (Eagle3DeepseekV2ForCausalLM);
+                                      # None: a Llama draft's
     kv_lora_rank: int|None = None
     qk_nope_head_dim: int|None = None
     qk_rope_head_dim: int|None = None
-    ptd_token_id: int|None = None     # parallel drafting (P-EAGLE): the masked slots' token, as vLLM reads it
-                                      # (`mask_token_id`, else `ptd_token_id`); None: a chain draft
+    ptd_token_id: int|None = None     # parallel drafting (P-EAGLE): the masked slots' token, as
+                                      # vLLM reads it (`mask_token_id`, else `ptd_token_id`); None:
+                                      # a chain draft
     source: str = ""
-    tensors: dict|None = None         # name -> TensorInfo in midlayer. naming; None when only a config was given
+    tensors: dict|None = None         # name -> TensorInfo in midlayer. naming; None when only a
+                                      # config was given
 
 # %% ../nbs/01_reference.ipynb #151cfb0c
 def _need(d:dict, k:str, where:str):
     if d.get(k) is None:
-        raise CheckpointError(f"{where} has no {k!r}; it determines tensor shapes and must be set explicitly")
+        raise CheckpointError(f"{where} has no {k!r}; it determines tensor shapes and must be set "
+                              "explicitly")
     return d[k]
 
 def spec_from_config(cfg:dict,               # a draft's config.json, either format
@@ -274,45 +335,56 @@ def spec_from_config(cfg:dict,               # a draft's config.json, either for
     fmt = detect_format(cfg)
     layer = cfg.get("transformer_layer_config") if fmt == "speculators" else cfg
     if not isinstance(layer, dict):
-        raise CheckpointError("speculators config has no transformer_layer_config dict; the layer's shape fields "
-                              "live there")
+        raise CheckpointError("speculators config has no transformer_layer_config dict; the "
+                              "layer's shape fields live there")
     where = "transformer_layer_config" if fmt == "speculators" else "config.json"
     of = f" of {source}" if source else ""
     check_config(layer, f"draft {where}{of}", groups=False)
-    top = {k: v for k, v in cfg.items() if k in INT_FIELDS}   # speculators keeps some sizes at the top level
+    top = {k: v for k, v in cfg.items() if k in INT_FIELDS}   # speculators keeps some sizes at the
+                                                              # top level
     check_config(top, f"draft config.json{of}", groups=False)
     if not isinstance(eagle := cfg.get("eagle_config") or {}, dict):
-        raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_config = {_shown(eagle)} is not an object; "
-                              "correct it in its config.json")
-    aux = cfg.get("eagle_aux_hidden_state_layer_ids") or eagle.get("eagle_aux_hidden_state_layer_ids")
-    if aux is not None and not (isinstance(aux, list) and all(type(k) is int and k >= 0 for k in aux)):
-        raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_aux_hidden_state_layer_ids = {_shown(aux)} "
-                              "is not a list of layer numbers (e.g. [2, 15, 27]); correct it in its config.json")
+        raise CheckpointError(f"draft config of {source or 'the draft'}: eagle_config = "
+                              f"{_shown(eagle)} is not an object; correct it in its config.json")
+    aux = cfg.get("eagle_aux_hidden_state_layer_ids") or eagle.get(
+        "eagle_aux_hidden_state_layer_ids")
+    if aux is not None and not (isinstance(aux, list) and all(
+        type(k) is int and k >= 0 for k in aux)):
+        raise CheckpointError(f"draft config of {source or 'the draft'}: "
+                              f"eagle_aux_hidden_state_layer_ids = {_shown(aux)} is not a list of "
+                              "layer numbers (e.g. [2, 15, 27]); correct it in its config.json")
     H, nh = (_need(layer, k, where) for k in ("hidden_size", "num_attention_heads"))
     nkv, inter, V = (_need(layer, k, where) for k in ("num_key_value_heads", "intermediate_size", "vocab_size"))
     mla = {k: layer.get(k) for k in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")}
-    hd = layer.get("v_head_dim") if mla["kv_lora_rank"] else layer.get("head_dim")   # MLA: its head_dim key is the rope part
+    # MLA: its head_dim key is the rope part
+    hd = layer.get("v_head_dim") if mla["kv_lora_rank"] else layer.get("head_dim")
     nbr = cfg.get("norm_before_residual", layer.get("norm_before_residual"))
     rope = layer.get("rope_parameters") or {}
     extra = lambda k: bool(cfg.get(k, eagle.get(k, layer.get(k, False))))
-    return DraftSpec(format=fmt, architectures=list(cfg.get("architectures") or []), hidden_size=H, num_attention_heads=nh,
-        num_key_value_heads=nkv, head_dim=hd if hd is not None else H // nh, head_dim_explicit=hd is not None,
+    return DraftSpec(format=fmt, architectures=list(cfg.get("architectures") or []), hidden_size=H,
+                     num_attention_heads=nh,
+        num_key_value_heads=nkv, head_dim=hd if hd is not None else H // nh,
+        head_dim_explicit=hd is not None,
         intermediate_size=inter, num_hidden_layers=layer.get("num_hidden_layers", 1), vocab_size=V,
         draft_vocab_size=cfg.get("draft_vocab_size") or layer.get("draft_vocab_size") or V,
         target_hidden_size=cfg.get("target_hidden_size") or layer.get("target_hidden_size") or H,
         aux_layer_ids=list(aux) if aux else None, norm_before_residual=nbr,
         norm_before_residual_used=bool(nbr) if nbr is not None else fmt == "speculators",
-        norm_before_fc=extra("norm_before_fc"), fc_norm=extra("fc_norm"), norm_output=extra("norm_output"),
+        norm_before_fc=extra("norm_before_fc"), fc_norm=extra("fc_norm"),
+        norm_output=extra("norm_output"),
         ptd_token_id=ptd_token(cfg),
-        rms_norm_eps=layer.get("rms_norm_eps", 1e-6), rope_theta=layer.get("rope_theta", rope.get("rope_theta")),
-        hidden_act=layer.get("hidden_act", "silu"), attention_bias=bool(layer.get("attention_bias", False)),
+        rms_norm_eps=layer.get("rms_norm_eps", 1e-6),
+        rope_theta=layer.get("rope_theta", rope.get("rope_theta")),
+        hidden_act=layer.get("hidden_act", "silu"),
+        attention_bias=bool(layer.get("attention_bias", False)),
         dtype=cfg.get("dtype") or cfg.get("torch_dtype") or layer.get("dtype"),
         layer_prefix=_layer_prefix(tensors), source=source, **mla,
         tensors=normalise_names(tensors) if tensors is not None else None)
 
 # %% ../nbs/01_reference.ipynb #054abef6
 def spec_mismatches(s:DraftSpec)->list[tuple]:
-    "Each way the config disagrees with its own tensors: (tensor, found shape, shape the config implies, fix)."
+    """Each way the config disagrees with its own tensors: (tensor, found shape, shape the config
+    implies, fix)."""
     if not s.tensors: return []
     t, out = s.tensors, []
     def chk(name, dim, want, fix):
@@ -334,7 +406,8 @@ def spec_mismatches(s:DraftSpec)->list[tuple]:
     chk("midlayer.self_attn.q_proj.weight", 1, 2 * s.hidden_size,
         "the first layer reads [embedding ; fused hidden] = 2 * hidden_size")
     n_aux = len(s.aux_layer_ids) if s.aux_layer_ids else 3
-    chk("fc.weight", 1, n_aux * s.target_hidden_size, "set target_hidden_size to the verifier's hidden_size")
+    chk("fc.weight", 1, n_aux * s.target_hidden_size,
+        "set target_hidden_size to the verifier's hidden_size")
     chk("lm_head.weight", 0, s.draft_vocab_size, "set draft_vocab_size to the rows of lm_head")
     chk("d2t", 0, s.draft_vocab_size, "d2t has one entry per draft token")
     chk("midlayer.mlp.gate_proj.weight", 0, s.intermediate_size, "set intermediate_size to match")
@@ -346,23 +419,29 @@ def spec_problems(s:DraftSpec)->list[str]:
 
 # %% ../nbs/01_reference.ipynb #44a31607
 def inspect_draft(path_or_id:str|Path, # draft directory, its config.json, or a Hub repo id
-                  strict:bool=True     # raise on config/tensor disagreements (else leave them to `spec_problems`)
+                  strict:bool=True     # raise on config/tensor disagreements (else leave them to
+                                       # `spec_problems`)
                  )->DraftSpec:
     "Read a draft's config and tensor headers into a checked `DraftSpec`."
     cfg = load_config(path_or_id)
     detect_format(cfg)
     tensors = load_tensor_table(path_or_id)
     if tensors is None:
-        warnings.warn(f"{path_or_id}: config only, no safetensors weights; tensor shapes could not be checked")
+        warnings.warn(f"{path_or_id}: config only, no safetensors weights; tensor shapes could not "
+                      "be checked")
     spec = spec_from_config(cfg, tensors, source=str(path_or_id))
-    if strict and (probs := spec_problems(spec)): raise CheckpointError(f"{path_or_id}: " + "; ".join(probs))
+    if strict and (probs := spec_problems(spec)):
+        raise CheckpointError(f"{path_or_id}: " + "; ".join(probs))
     return spec
 
 # %% ../nbs/01_reference.ipynb #0d96d8c3
 def spec_to_json(s:DraftSpec)->dict:
-    "`{'config': {...every normalised field...}, 'tensors': {name: {shape, dtype}}}` (tensors may be null)."
+    """`{'config': {...every normalised field...}, 'tensors': {name: {shape, dtype}}}` (tensors may
+    be null)."""
     conf = {k: v for k, v in asdict(s).items() if k != "tensors"}
-    return {"config": conf, "tensors": None if s.tensors is None else {k: v.to_json() for k, v in sorted(s.tensors.items())}}
+    return {"config": conf,
+            "tensors": None if s.tensors is None else {k: v.to_json() for k, v in sorted(
+                s.tensors.items())}}
 
 def spec_from_json(d:dict)->DraftSpec:
     "Inverse of `spec_to_json`."
@@ -378,14 +457,17 @@ def spec_table(s:DraftSpec)->str:
     "A readable, fixed-width table of the spec's config fields and tensors."
     conf = spec_to_json(s)["config"]
     lines = [f"{k:<28} {v}" for k, v in conf.items()]
-    if s.tensors is None: lines.append("tensors                      (config only: shapes not checked)")
+    if s.tensors is None:
+        lines.append("tensors                      (config only: shapes not checked)")
     else:
         lines += ["", f"{'tensor':<44} {'shape':<18} dtype"]
-        lines += [f"{k:<44} {str(list(v.shape)):<18} {v.dtype}" for k, v in sorted(s.tensors.items())]
+        lines += [f"{k:<44} {str(list(v.shape)):<18} {v.dtype}" for k, v in sorted(
+            s.tensors.items())]
     return "\n".join(lines)
 
 # %% ../nbs/01_reference.ipynb #e3523ded
-PROVENANCE = ("source", "format", "architectures", "layer_prefix", "head_dim_explicit", "norm_before_residual", "dtype")
+PROVENANCE = ("source", "format", "architectures", "layer_prefix", "head_dim_explicit",
+              "norm_before_residual", "dtype")
 
 def _same(x, y)->bool:
     "Equal, with floats compared to float32 precision (configs round-trip eps through float32)."
@@ -394,13 +476,17 @@ def _same(x, y)->bool:
 
 def diff_specs(a:DraftSpec,            # the first spec
                b:DraftSpec,            # the spec it is compared with
-               provenance:bool=False, # also compare where the values came from (format, naming, dtype, ...)
+               provenance:bool=False, # also compare where the values came from (format, naming,
+                                      # dtype, ...)
               )->list[tuple]:
     "Rows `(field or tensor, a's value, b's value)` for every difference between two specs."
     ca, cb = spec_to_json(a)["config"], spec_to_json(b)["config"]
-    rows = [(k, ca[k], cb[k]) for k in ca if not _same(ca[k], cb[k]) and (provenance or k not in PROVENANCE)]
+    rows = [(k, ca[k], cb[k]) for k in ca if not _same(ca[k], cb[k]) and (
+        provenance or k not in PROVENANCE)]
     if a.tensors is not None and b.tensors is not None:
         for k in sorted(set(a.tensors) | set(b.tensors)):
             ta, tb = a.tensors.get(k), b.tensors.get(k)
-            if ta != tb: rows.append((k, ta and list(ta.shape) + [ta.dtype], tb and list(tb.shape) + [tb.dtype]))
+            if ta != tb:
+                rows.append((k, ta and list(ta.shape) + [ta.dtype], tb and list(
+                    tb.shape) + [tb.dtype]))
     return rows

@@ -10,7 +10,8 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .core import Eagle3Error, setting
-from .producers import answer_parts, parse_shard, part_path, producer_share, read_jsonl_resumable
+from .producers import (answer_parts, parse_shard, part_path, producer_share,
+                                 read_jsonl_resumable)
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
 
 # %% auto #0
@@ -21,50 +22,69 @@ __all__ = ['RegenConfig', 'read_answers', 'first_turn', 'answer_record', 'regene
 @dataclass
 class RegenConfig:
     "How the verifier answers the prompts."
-    max_new_tokens: int|None = setting(None, decided=True) # None: until the verifier ends its turn or fills its context (a thinking answer:
-                                  # thousands of tokens); a number cuts the answers there (the demo: 192)
+    max_new_tokens: int|None = setting(None, decided=True) # None: until the verifier ends its turn
+                                                           # or fills its context (a thinking
+                                                           # answer: thousands of tokens); a number
+                                                           # cuts the answers there (the demo: 192)
     temperature: float = 0.0      # 0: greedy (what speculative decoding will mostly serve)
     batch_size: int = 16          # prompts per generate call (transformers backend)
     backend: str = "transformers" # or "vllm"
-    device: str = setting("cpu", decided=True, ignored=True) # cpu, cuda, or auto (transformers backend: device_map over all GPUs)
-    dtype: str = setting("float32", decided=True) # float32 is what vLLM CPU serves; bfloat16 where `fast_bf16` measures it faster
-    engine: EngineConfig = setting(factory=EngineConfig, decided=True) # vLLM backend: tensor parallelism, context length
-    shard: str|None = setting(None, decided=True, ignored=True) # "I/N": this producer's share of the prompts (seeded, disjoint), into OUT's part I of N;
-                                  # `eagle3 regenerate` without it: torchrun's RANK/WORLD_SIZE or a Slurm array's, else all
+    device: str = setting("cpu", decided=True, ignored=True) # cpu, cuda, or auto (transformers
+                                                             # backend: device_map over all GPUs)
+    dtype: str = setting("float32", decided=True) # float32 is what vLLM CPU serves; bfloat16 where
+                                                  # `fast_bf16` measures it faster
+    engine: EngineConfig = setting(factory=EngineConfig, decided=True) # vLLM backend: tensor
+                                        # parallelism, context length
+    shard: str|None = setting(None, decided=True, ignored=True) # "I/N": this producer's share of
+                                                                # the prompts (seeded, disjoint),
+                                                                # into OUT's part I of N; `eagle3
+                                                                # regenerate` without it: torchrun's
+                                                                # RANK/WORLD_SIZE or a Slurm
+                                                                # array's, else all
     def __post_init__(self):
         parse_shard(self.shard)   # a bad value is refused before a verifier loads
         if self.backend not in ("transformers", "vllm"):
             raise Eagle3Error(f"backend {self.backend!r}: choose 'transformers' or 'vllm'")
         if (self.max_new_tokens is not None and self.max_new_tokens < 1) or self.batch_size < 1:
-            raise Eagle3Error("max_new_tokens (None: to the context's end) and batch_size must be >= 1")
+            raise Eagle3Error("max_new_tokens (None: to the context's end) and batch_size must be "
+                              ">= 1")
 
 
 # %% ../nbs/05_regeneration.ipynb #1c340742
 def read_answers(out:str|Path)->list[dict]:
-    "The records of `out` and of every producer's part beside it (parts read as they are: their writers may run)."
+    """The records of `out` and of every producer's part beside it (parts read as they are: their
+    writers may run)."""
     out = Path(out)
     parts = answer_parts(out)
-    recs = read_jsonl_resumable(out) + [r for p in parts for r in read_jsonl_resumable(p, repair=False)]
+    recs = read_jsonl_resumable(out) + [r for p in parts for r in read_jsonl_resumable(
+        p, repair=False)]
     seen, twice = set(), set()
     for r in recs: (twice if r["id"] in seen else seen).add(r["id"])
     if twice:
-        raise Eagle3Error(f"{out}: {len(twice)} prompt ids answered twice across {[p.name for p in parts] + [out.name]} "
-                          f"(e.g. {sorted(map(str, twice))[0]}): parts of different splits (another N) beside each "
-                          "other; keep one split's files")
+        raise Eagle3Error(f"{out}: {len(twice)} prompt ids answered twice across "
+                          f"{[p.name for p in parts] + [out.name]} (e.g. "
+                          f"{sorted(map(str, twice))[0]}): parts of different splits (another N) "
+                          "beside each other; keep one split's files")
     return recs
 
 # %% ../nbs/05_regeneration.ipynb #a4e5adbb
 def first_turn(msgs:list)->list:
-    "The messages up to the first user turn, which the verifier answers (a later turn of the record is not replayed)."
+    """The messages up to the first user turn, which the verifier answers (a later turn of the
+    record is not replayed)."""
     return msgs[:next(i for i, m in enumerate(msgs) if m["role"] == "user") + 1]
 
 def answer_record(r:dict,           # the prompt record `{id, messages}`
-                  text:str,         # the answer, decoded (reasoning included, as the verifier wrote it)
-                  finished:bool,    # it ended with the end-of-turn token (not cut at max_new_tokens)
-                  prompt_ids:list,  # the prompt's tokens as the engine rendered them (its chat template, switches)
-                  answer_ids:list,  # the tokens the verifier generated, its end-of-turn token included
+                  text:str,         # the answer, decoded (reasoning included, as the verifier wrote
+                                    # it)
+                  finished:bool,    # it ended with the end-of-turn token (not cut at
+                                    # max_new_tokens)
+                  prompt_ids:list,  # the prompt's tokens as the engine rendered them (its chat
+                                    # template, switches)
+                  answer_ids:list,  # the tokens the verifier generated, its end-of-turn token
+                                    # included
                  )->dict:
-    "One line of a conversations JSONL: the chat, and the exact tokens the verifier was fed and wrote."
+    """One line of a conversations JSONL: the chat, and the exact tokens the verifier was fed and
+    wrote."""
     msgs = first_turn(r["messages"]) + [{"role": "assistant", "content": text}]
     return {"id": r["id"], "messages": msgs, "finished": finished, "prompt_ids": list(prompt_ids),
             "answer_ids": list(answer_ids)}
@@ -74,7 +94,8 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
                out:str|Path,                  # JSONL file, appended to (a re-run resumes)
                cfg:RegenConfig=RegenConfig(), # engine, sampling and batch settings
               )->Path:
-    "Append the verifier's answers to `out` (JSONL of `answer_record`s; a producer's to its part), skipping ids there."
+    """Append the verifier's answers to `out` (JSONL of `answer_record`s; a producer's to its part),
+    skipping ids there."""
     # a record's own "temperature" (see `sampled_copies`) wins over cfg.temperature
     i, n = parse_shard(cfg.shard)
     records, out = producer_share(records, i, n, cfg.engine.seed), part_path(Path(out), i, n)
@@ -92,11 +113,15 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
 
 # %% ../nbs/05_regeneration.ipynb #c58068c4
 def within_context(records:list,           # prompt records `{id, messages}`
-                   verifier:str|Path,      # verifier directory or Hub id (its tokenizer and chat template)
-                   engine:EngineConfig=EngineConfig(), # its context, trust_remote_code and the template switches
-                   max_len:int|None=None,  # prompt + answer tokens; None: the engine's `max_model_len`, else the verifier's
+                   verifier:str|Path,      # verifier directory or Hub id (its tokenizer and chat
+                                           # template)
+                   engine:EngineConfig=EngineConfig(), # its context, trust_remote_code and the
+                                                       # template switches
+                   max_len:int|None=None,  # prompt + answer tokens; None: the engine's
+                                           # `max_model_len`, else the verifier's
                   )->list:
-    "The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others named in a warning."
+    """The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others
+    named in a warning."""
     from eagle3_nb.verifier import load_tokenizer
     max_len = max_len or engine.max_model_len or context_length(verifier)
     tok = load_tokenizer(verifier, engine.trust_remote_code)
@@ -105,38 +130,44 @@ def within_context(records:list,           # prompt records `{id, messages}`
     fits = [size(r) < max_len for r in records]
     keep = [r for r, ok in zip(records, fits) if ok]
     if skipped := [r["id"] for r, ok in zip(records, fits) if not ok]:
-        warnings.warn(f"{len(skipped)} of {len(records)} prompts fill the {max_len}-token context and are skipped "
-                      f"({', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''}); raise "
-                      "max_model_len if the verifier's context allows, or shorten them")
+        warnings.warn(f"{len(skipped)} of {len(records)} prompts fill the {max_len}-token context "
+                      "and are skipped "
+                      f"({', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''}); "
+                      "raise max_model_len if the verifier's context allows, or shorten them")
     return keep
 
 # %% ../nbs/05_regeneration.ipynb #a2fb8f7e
 def _temperature(r:dict, cfg:RegenConfig)->float: return r.get("temperature", cfg.temperature)
 
 def batches_of(todo:list, cfg:RegenConfig, size:int)->list:
-    "`todo` in batches of at most `size` records of one temperature (so a greedy batch is the same as in a greedy-only run)."
+    """`todo` in batches of at most `size` records of one temperature (so a greedy batch is the same
+    as in a greedy-only run)."""
     runs = [list(g) for _, g in itertools.groupby(todo, key=lambda r: _temperature(r, cfg))]
     return [run[i:i + size] for run in runs for i in range(0, len(run), size)]
 
 def _hf_generate(todo, verifier, cfg, bar):
     from eagle3_nb.embedded import load_verifier
-    model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device, trust_remote_code=cfg.engine.trust_remote_code)
+    model, tok = load_verifier(verifier, dtype=cfg.dtype, device=cfg.device,
+                               trust_remote_code=cfg.engine.trust_remote_code)
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
     ctx = cfg.engine.max_model_len or context_length(verifier)
     for batch in batches_of(todo, cfg, cfg.batch_size):
         chats, t = [first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
-        enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True, return_tensors="pt", return_dict=True,
+        enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True,
+                                      return_tensors="pt", return_dict=True,
                                       **cfg.engine.chat_template_kwargs)
         enc = enc.to(model.device)
         kw = dict(do_sample=True, temperature=t) if t > 0 else dict(do_sample=False)
         with torch.no_grad():
-            outs = model.generate(**enc, max_new_tokens=cfg.max_new_tokens or ctx - enc["input_ids"].shape[1],
+            outs = model.generate(**enc,
+                                  max_new_tokens=cfg.max_new_tokens or ctx - enc["input_ids"].shape[1],
                                   pad_token_id=tok.pad_token_id or tok.eos_token_id, **kw)
         new, got = outs[:, enc["input_ids"].shape[1]:].tolist(), []
         for ids, keep, o in zip(enc["input_ids"].tolist(), enc["attention_mask"].tolist(), new):
-            end = o.index(tok.eos_token_id) + 1 if tok.eos_token_id in o else len(o)   # past it: padding
+            # past it: padding
+            end = o.index(tok.eos_token_id) + 1 if tok.eos_token_id in o else len(o)
             prompt = [t for t, k in zip(ids, keep) if k]
             got.append((tok.decode(o[:end], skip_special_tokens=True).strip(), tok.eos_token_id in o, prompt, o[:end]))
         bar.update(len(batch))
@@ -144,11 +175,13 @@ def _hf_generate(todo, verifier, cfg, bar):
 
 # %% ../nbs/05_regeneration.ipynb #b8286b30
 def record_seed(record:dict, seed:int)->int:
-    "A sampled answer's own seed, from the run's seed and the record's id: the same answer whichever producer or batch draws it."
+    """A sampled answer's own seed, from the run's seed and the record's id: the same answer
+    whichever producer or batch draws it."""
     return zlib.crc32(f"{seed}/{record['id']}".encode())
 
 def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
-    "vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s) and, sampled on a GPU, its own seed "
+    """vLLM `SamplingParams` for each record: its own temperature (else `cfg`'s) and, sampled on a
+    GPU, its own seed"""
     "(`record_seed`), `cfg.max_new_tokens` (None: vLLM's own rule, to the context's end), `extra`."
     from vllm import SamplingParams
     from vllm.platforms import current_platform
@@ -157,14 +190,16 @@ def sampling_params(records:list, cfg:RegenConfig, **extra)->list:
     seeded = not current_platform.is_cpu()
     def own(r:dict)->dict:
         t = _temperature(r, cfg)
-        return {"temperature": t, "seed": record_seed(r, cfg.engine.seed) if t > 0 and seeded else None}
+        return {"temperature": t,
+                "seed": record_seed(r, cfg.engine.seed) if t > 0 and seeded else None}
     return [SamplingParams(max_tokens=cfg.max_new_tokens, **(own(r) | extra)) for r in records]
 
 def _vllm_generate(todo, verifier, cfg, bar):
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
     # a chunk is the unit of resume; 512 ran 6% faster than 128 (bench/regen_chunk.py): fewer half-empty decoding tails
     for batch in batches_of(todo, cfg, 512):
-        outs = llm.chat([first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg), use_tqdm=VLLMBar(bar),
+        outs = llm.chat([first_turn(r["messages"]) for r in batch], sampling_params(batch, cfg),
+                        use_tqdm=VLLMBar(bar),
                         chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
         yield batch, [vllm_answer(o) for o in outs]
 

@@ -17,9 +17,11 @@ LOGGERS = ("tensorboard", "wandb", "trackio")   # where `log_to` can send a run'
 def heldout_split(n:int,        # samples
                   frac:float,    # share held out (0: none)
                   seed:int=0,    # the draw
-                  most:int=256,  # at most this many held out: enough for tau +- ~0.02, minutes on a big run
+                  most:int=256,  # at most this many held out: enough for tau +- ~0.02, minutes on a
+                                 # big run
                  )->tuple[list, list]:
-    "Sample indices (training, held out): a seeded share `frac` of `n` held out (at least 1, never all); 0: none."
+    """Sample indices (training, held out): a seeded share `frac` of `n` held out (at least 1, never
+    all); 0: none."""
     if frac <= 0: return list(range(n)), []
     held = sorted(random.Random(seed).sample(range(n), min(max(1, round(frac * n)), n - 1, most)))
     out = set(held)
@@ -31,13 +33,16 @@ def log_backends(log_to:str)->list[str]:
     if names in ([], ["none"]): return []
     if names == ["auto"]: return ["tensorboard"] if importlib.util.find_spec("tensorboard") else []
     if missing := [n for n in names if importlib.util.find_spec(n) is None]:
-        raise Eagle3Error(f"log_to names {missing}, which this environment lacks: pip install {' '.join(missing)}")
+        raise Eagle3Error(f"log_to names {missing}, which this environment lacks: pip install "
+                          f"{' '.join(missing)}")
     return names
 
 # %% ../nbs/07c_run_log.ipynb #29dc3788
 class RunLog:
-    "A run's scalars, one call per step, to TensorBoard (`out/tb`), W&B and Trackio as `names` says."
-    def __init__(self, out:Path, names:list, config:dict, step:int=0):   # step: the one a resumed run resumes after
+    """A run's scalars, one call per step, to TensorBoard (`out/tb`), W&B and Trackio as `names`
+    says."""
+    # step: the one a resumed run resumes after
+    def __init__(self, out:Path, names:list, config:dict, step:int=0):
         self.sinks = []
         for n in names:
             if n == "tensorboard":

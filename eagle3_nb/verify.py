@@ -7,31 +7,39 @@ from __future__ import annotations
 from dataclasses import dataclass, asdict, field, replace
 from pathlib import Path
 from .core import CheckpointError, read_json, read_tensors, tensor_files
-from .reference import DraftSpec, diff_specs, inspect_draft, load_config, spec_mismatches
+from .reference import (DFLASH_ARCH, DraftSpec, diff_specs, inspect_draft, load_config,
+                                  load_tensor_table, spec_mismatches)
+from .dflash import dflash_problems
 from .derive import aux_ids_mismatch, derive_draft_config, derived_spec, expected_shapes
 from .verifier import Verifier
 from . import vllm_support   # its EAGLE31_SINCE, read when a check runs
-from .vllm_support import (head_size_support, installed_vllm, vllm_tested, kv_cache_support, mla_backend, mla_serving, moe_routing,
+from .vllm_support import (head_size_support, installed_vllm, vllm_tested,
+                                    kv_cache_support, mla_backend, mla_serving, moe_routing,
                                     vllm_draft_classes, vllm_eagle3_support, vllm_ignores)
 
 # %% auto #0
 __all__ = ['KINDS', 'FROM_VERIFIER', 'OWN_CHOICE', 'Finding', 'Report', 'check_against_verifier', 'check_format',
            'check_self_consistency', 'check_vllm', 'check_aux_ids', 'check_template', 'check_mla_serving',
-           'check_vocab_maps', 'check_embedding', 'check_reference', 'verify']
+           'check_vocab_maps', 'check_embedding', 'check_reference', 'check_dflash', 'verify']
 
 # %% ../nbs/08_verify.ipynb #475ea31b
 KINDS = {  # the kinds of finding, in report order; each says what it means for vLLM
     "load": "the checkpoint cannot be read",
-    "self-consistency": "(a) the config disagrees with the checkpoint's own tensors: vLLM fails or loads wrong",
+    "self-consistency": "(a) the config disagrees with the checkpoint's own tensors: vLLM fails or "
+                        "loads wrong",
     "tensors": "(b) the tensors disagree with the model vLLM builds from the config",
-    "vllm": "(c) the installed vLLM cannot serve it: verifier architecture, attention backend, KV cache",
-    "verifier": "the draft reads the verifier's hidden states and vocabulary: their sizes must match",
+    "vllm": "(c) the installed vLLM cannot serve it: verifier architecture, attention backend, KV "
+            "cache",
+    "verifier": "the draft reads the verifier's hidden states and vocabulary: their sizes must "
+                "match",
     "format": "the markers vLLM dispatches on",
+    "dflash": "a DFlash draft: its target layers, mask token, tensors and block against the verifier",
     "aux-layers": "the layers the draft reads, against the verifier and the training data",
     "d2t/t2d": "the draft-to-verifier vocabulary map",
     "embed_tokens": "a shipped embedding must be the verifier's",
     "acceptance": "vLLM's acceptance against the trained draft's own (verify --probe)",
-    "convention": "(d) differs from the verifier's or the reference's convention, but loads and works",
+    "convention": "(d) differs from the verifier's or the reference's convention, but loads and "
+                  "works",
     "reference": "differences from a reference draft",
 }
 
@@ -67,81 +75,106 @@ class Report:
         head = (f"{self.checkpoint}: {'OK' if self.ok else 'FAILED'} "
                 f"({n_err} errors, {n_warn} warnings; checks: {', '.join(self.checks)})")
         order = list(KINDS)
-        rows = sorted(self.findings, key=lambda f: (f.severity != "error", order.index(f.check) if f.check in order else 99))
+        rows = sorted(self.findings,
+                      key=lambda f: (f.severity != "error", order.index(
+                          f.check) if f.check in order else 99))
         row = lambda f: f"  {f.severity.upper():7} [{f.check}] {f.where}: found {f.found}, expected {f.expected} -> {f.fix}"
         return "\n".join([head] + [row(f) for f in rows])
 
 # %% ../nbs/08_verify.ipynb #705b799e
 def _shape_fix(name, have, want, e)->str:
     "The fix for a tensor whose shape is not the one vLLM builds from the config."
-    heads = {"q_proj": (0, e.num_attention_heads), "k_proj": (0, e.num_key_value_heads), "v_proj": (0, e.num_key_value_heads),
+    heads = {"q_proj": (0, e.num_attention_heads), "k_proj": (0, e.num_key_value_heads),
+             "v_proj": (0, e.num_key_value_heads),
              "o_proj": (1, e.num_attention_heads)}
     for p, (dim, n) in heads.items():
         if p in name and have[1 - dim] == want[1 - dim] and have[dim] % n == 0:
-            return (f"vLLM builds {p} from the config's head_dim {e.head_dim}, but the weights were made with head_dim "
-                    f"{have[dim] // n} ({have[dim]} = {n} heads x {have[dim] // n}): write head_dim={have[dim] // n} in the "
-                    "config (weights of another head_dim cannot be reshaped)")
+            return (f"vLLM builds {p} from the config's head_dim {e.head_dim}, but the weights "
+                    f"were made with head_dim {have[dim] // n} ({have[dim]} = {n} heads x "
+                    f"{have[dim] // n}): write head_dim={have[dim] // n} in the config (weights of "
+                    "another head_dim cannot be reshaped)")
     if name == "fc.weight":
         return f"fc reads 3 x verifier hidden = {want[1]}: set target_hidden_size={e.target_hidden_size}"
     return "the weights were made for another config: derive the config from this verifier and retrain"
 
 # %% ../nbs/08_verify.ipynb #67e685d9
-FROM_VERIFIER = ("hidden_size", "vocab_size", "target_hidden_size")   # fixed by the verifier's hidden states and vocabulary
-OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",  # the draft's own layer
-              "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")           # (and its MLA, if any)
+# fixed by the verifier's hidden states and vocabulary
+FROM_VERIFIER = ("hidden_size", "vocab_size", "target_hidden_size")
+# the draft's own layer
+OWN_CHOICE = ("num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+              # (and its MLA, if any)
+              "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")
 
 def check_against_verifier(r:Report,                      # the report the rows go to
                            s:DraftSpec,                   # the draft
                            verifier:Verifier,             # the verifier, read once
-                           reference:DraftSpec|None=None, # a reference whose choices the derivation follows
+                           reference:DraftSpec|None=None, # a reference whose choices the derivation
+                                                          # follows
                           ):
-    "Sizes fixed by the verifier, the draft's own layer against the derived convention, every tensor against vLLM's model."
+    """Sizes fixed by the verifier, the draft's own layer against the derived convention, every
+    tensor against vLLM's model."""
     r.checks.append("verifier")
-    kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size, draft_attention="mla" if s.kv_lora_rank else "llama")
+    kw = dict(reference=reference, draft_vocab_size=s.draft_vocab_size,
+              draft_attention="mla" if s.kv_lora_rank else "llama")
     if s.kv_lora_rank and not verifier.mla:
-        r.add("verifier", "attention", "mla", "llama", "error", "an MLA draft (Eagle3DeepseekV2ForCausalLM) copies an MLA "
-              "verifier's attention; this verifier has plain attention: derive and train a Llama-attention draft")
+        r.add("verifier", "attention", "mla", "llama", "error",
+              "an MLA draft (Eagle3DeepseekV2ForCausalLM) copies an MLA "
+              "verifier's attention; this verifier has plain attention: derive and train a "
+              "Llama-attention draft")
         return
     try:
         d = derive_draft_config(verifier, aux_layer_ids=s.aux_layer_ids or None,
                                 norm_before_residual=s.norm_before_residual_used, **kw)
-    except CheckpointError: d = derive_draft_config(verifier, **kw)  # bad aux ids: reported by check_aux_ids
+    # bad aux ids: reported by check_aux_ids
+    except CheckpointError:
+        d = derive_draft_config(verifier, **kw)
     e = derived_spec(d.config)
     src = f"the reference ({reference.source})" if reference else "the derived config"
     for k in FROM_VERIFIER:
         if getattr(s, k) != getattr(e, k):
-            r.add("verifier", k, getattr(s, k), getattr(e, k), "error", f"set {k}={getattr(e, k)}: the verifier fixes it")
+            r.add("verifier", k, getattr(s, k), getattr(e, k), "error",
+                  f"set {k}={getattr(e, k)}: the verifier fixes it")
     for k in OWN_CHOICE:
         if getattr(s, k) != getattr(e, k):
             r.add("convention", k, getattr(s, k), getattr(e, k), "warning",
-                  f"{src} uses {k}={getattr(e, k)}; the draft's attention and MLP are its own (vLLM builds them from the "
-                  "draft config and keeps the draft's KV cache apart), so this loads where the [vllm] rows allow it")
+                  f"{src} uses {k}={getattr(e, k)}; the draft's attention and MLP are its own "
+                  "(vLLM builds them from the draft config and keeps the draft's KV cache apart), "
+                  "so this loads where the [vllm] rows allow it")
     # the model vLLM builds: the verifier's sizes, the draft's own layer, the draft's norm options and dtype
-    want_spec = replace(e, **{k: getattr(s, k) for k in OWN_CHOICE}, norm_before_fc=s.norm_before_fc, fc_norm=s.fc_norm,
-                        ptd_token_id=s.ptd_token_id, dtype=s.dtype, num_hidden_layers=s.num_hidden_layers)
+    want_spec = replace(e, **{k: getattr(s, k) for k in OWN_CHOICE},
+                        norm_before_fc=s.norm_before_fc, fc_norm=s.fc_norm,
+                        ptd_token_id=s.ptd_token_id, dtype=s.dtype,
+                        num_hidden_layers=s.num_hidden_layers)
     if s.ptd_token_id is not None and s.kv_lora_rank:
-        r.add("vllm", "parallel_drafting", "mla", "llama", "error", "vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
-              "has no mask_hidden, so it cannot serve a parallel MLA draft: train a Llama-attention draft or a chain draft")
+        r.add("vllm", "parallel_drafting", "mla", "llama", "error",
+              "vLLM's deepseek_eagle3.py (Eagle3DeepseekV2ForCausalLM) "
+              "has no mask_hidden, so it cannot serve a parallel MLA draft: train a "
+              "Llama-attention draft or a chain draft")
     want = expected_shapes(want_spec, embed_tokens="embed_tokens.weight" in (s.tensors or {}))
     for name in sorted(set(want) | set(s.tensors or {})):
         w, h = want.get(name), (s.tensors or {}).get(name)
         if h is None and name == "mask_hidden":   # vLLM 0.32's llama_eagle3.py raises at load
-            r.add("tensors", name, None, list(w.shape), "error", "the config asks for parallel drafting (ptd_token_id) and "
-                  "the weights have no mask_hidden: vLLM 0.32 refuses to load the draft ('mask_hidden not found in "
-                  "weights but model is configured for parallel drafting'); re-export the draft trained with "
-                  "--parallel-drafting")
+            r.add("tensors", name, None, list(w.shape), "error",
+                  "the config asks for parallel drafting (ptd_token_id) and "
+                  "the weights have no mask_hidden: vLLM 0.32 refuses to load the draft "
+                  "('mask_hidden not found in weights but model is configured for parallel "
+                  "drafting'); re-export the draft trained with --parallel-drafting")
         elif h is None:
             r.add("tensors", name, None, list(w.shape), "error",
-                  "the tensor is missing: re-export the draft (eagle3_nb.model.export_vllm writes exactly the expected table)")
+                  "the tensor is missing: re-export the draft (eagle3_nb.model.export_vllm writes "
+                  "exactly the expected table)")
         elif w is None:
             r.add("tensors", name, list(h.shape), None, "error",
-                  "unexpected tensor: vLLM has no parameter for it; remove it or fix the config flag that implies it")
+                  "unexpected tensor: vLLM has no parameter for it; remove it or fix the config "
+                  "flag that implies it")
         elif h.shape != w.shape:
-            r.add("tensors", name, list(h.shape), list(w.shape), "error", _shape_fix(name, h.shape, w.shape, want_spec))
+            r.add("tensors", name, list(h.shape), list(w.shape), "error",
+                  _shape_fix(name, h.shape, w.shape, want_spec))
         elif h.dtype != w.dtype and name not in ("d2t", "t2d"):
             r.add("tensors", name, h.dtype, w.dtype, "warning",
                   f"config says dtype {s.dtype}; vLLM casts, but save in one dtype")
-        elif h.dtype != w.dtype: r.add("tensors", name, h.dtype, w.dtype, "error", f"{name} must be {w.dtype}")
+        elif h.dtype != w.dtype:
+            r.add("tensors", name, h.dtype, w.dtype, "error", f"{name} must be {w.dtype}")
 
 # %% ../nbs/08_verify.ipynb #3ecf9d2c
 def check_format(r:Report,    # the report the rows go to
@@ -152,123 +185,156 @@ def check_format(r:Report,    # the report the rows go to
     r.checks.append("format")
     if s.format == "vllm":
         if not any(a.endswith("Eagle3") or a.startswith("Eagle3") for a in s.architectures):
-            served = vllm_draft_classes(cfg)   # what the installed vLLM makes of the name, None without vLLM
-            if served: r.add("convention", "architectures", s.architectures, ["LlamaForCausalLMEagle3"], "warning",
-                             f"the installed vLLM serves it as {served[0]} (it prefixes Eagle3); write LlamaForCausalLMEagle3, "
-                             "the name other tools dispatch on")
-            else: r.add("format", "architectures", s.architectures, ["LlamaForCausalLMEagle3"], "error",
-                        "vLLM has no EAGLE-3 draft class for this name: write ['LlamaForCausalLMEagle3'] (or convert to the "
-                        "speculators format)")
+            served = vllm_draft_classes(cfg)   # what the installed vLLM makes of the name, None
+                                               # without vLLM
+            if served: r.add("convention", "architectures", s.architectures,
+                             ["LlamaForCausalLMEagle3"], "warning",
+                             f"the installed vLLM serves it as {served[0]} (it prefixes Eagle3); "
+                             "write LlamaForCausalLMEagle3, the name other tools dispatch on")
+            else: r.add("format", "architectures", s.architectures, ["LlamaForCausalLMEagle3"],
+                        "error",
+                        "vLLM has no EAGLE-3 draft class for this name: write "
+                        "['LlamaForCausalLMEagle3'] (or convert to the speculators format)")
         if not (cfg.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"):
-            r.add("format", "eagle_config.eagle_aux_hidden_state_layer_ids", None, "[2, L//2, L-3]", "warning",
+            r.add("format", "eagle_config.eagle_aux_hidden_state_layer_ids", None, "[2, L//2, L-3]",
+                  "warning",
                   "write the aux layer ids explicitly; vLLM falls back to its default")
     else:
         sc = cfg.get("speculators_config") or {}
         if not (sc.get("proposal_methods") and sc.get("verifier", {}).get("name_or_path")):
-            r.add("format", "speculators_config", sc, "{proposal_methods, verifier.name_or_path}", "error",
-                  "`vllm serve DRAFT` (the speculators way: the verifier comes from the config) refuses it ('Invalid "
-                  "speculators config structure'): write proposal_methods[0].speculative_tokens and verifier.name_or_path")
+            r.add("format", "speculators_config", sc, "{proposal_methods, verifier.name_or_path}",
+                  "error",
+                  "`vllm serve DRAFT` (the speculators way: the verifier comes from the config) "
+                  "refuses it ('Invalid speculators config structure'): write "
+                  "proposal_methods[0].speculative_tokens and verifier.name_or_path")
         layer_type = (cfg.get("transformer_layer_config") or {}).get("model_type", "llama")
         if layer_type not in ("llama", "qwen3"):
-            r.add("format", "transformer_layer_config.model_type", layer_type, "llama or qwen3", "error",
+            r.add("format", "transformer_layer_config.model_type", layer_type, "llama or qwen3",
+                  "error",
                   "vLLM's EAGLE-3 speculator supports llama and qwen3 layer configs")
     if s.norm_before_residual is None:
         r.add("format", "norm_before_residual", None, s.norm_before_residual_used, "warning",
-              f"write norm_before_residual explicitly: absent, vLLM reads {s.norm_before_residual_used} for the {s.format} "
-              f"format but {not s.norm_before_residual_used} for the other, so a format conversion silently changes the model")
+              "write norm_before_residual explicitly: absent, vLLM reads "
+              f"{s.norm_before_residual_used} for the {s.format} format but "
+              f"{not s.norm_before_residual_used} for the other, so a format conversion silently "
+              "changes the model")
     if not s.head_dim_explicit:
         r.add("format", "head_dim", None, s.head_dim, "warning",
-              f"write head_dim={s.head_dim} explicitly: absent, vLLM and transformers compute hidden_size/num_attention_heads "
-              "(the [self-consistency] rows say whether that matches the weights)")
+              f"write head_dim={s.head_dim} explicitly: absent, vLLM and transformers compute "
+              "hidden_size/num_attention_heads (the [self-consistency] rows say whether that "
+              "matches the weights)")
 
 def check_self_consistency(r:Report, s:DraftSpec):
     "(a) The config against the checkpoint's own tensors: always an error."
     r.checks.append("self-consistency")
-    for name, found, implied, fix in spec_mismatches(s): r.add("self-consistency", name, found, implied, "error", fix)
+    for name, found, implied, fix in spec_mismatches(s):
+        r.add("self-consistency", name, found, implied, "error", fix)
 
 # %% ../nbs/08_verify.ipynb #0637bef2
-def _check_mla_draft(r:Report, s:DraftSpec, verifier:Verifier, device:str, dtype:str|None, asked:str):
-    "An MLA draft beside its MLA verifier: the weights vLLM's EAGLE-3 MLA layer loads; on a CPU, the latent and dtype."
+def _check_mla_draft(r:Report, s:DraftSpec, verifier:Verifier, device:str, dtype:str|None,
+                     asked:str):
+    """An MLA draft beside its MLA verifier: the weights vLLM's EAGLE-3 MLA layer loads; on a CPU,
+    the latent and dtype."""
     from vllm.model_executor.models.deepseek_eagle3 import DeepseekV2Eagle3Model
     fused = DeepseekV2Eagle3Model.hf_to_vllm_mapper.orig_to_new_stacked.get(".kv_a_proj_with_mqa")
     if s.q_lora_rank is None and fused:
-        r.add("vllm", "q_lora_rank", None, "an integer", "error", f"vLLM loads an EAGLE-3 MLA draft's kv_a_proj_with_mqa "
-              f"into {fused[0].lstrip('.')} with q_a_proj, which a draft with full-rank queries lacks: derive the draft "
-              "again (it sets q_lora_rank)")
+        r.add("vllm", "q_lora_rank", None, "an integer", "error",
+              f"vLLM loads an EAGLE-3 MLA draft's kv_a_proj_with_mqa "
+              f"into {fused[0].lstrip('.')} with q_a_proj, which a draft with full-rank queries "
+              "lacks: derive the draft again (it sets q_lora_rank)")
     if device != "cpu": return
     name, mla = mla_backend(device, dtype or "bfloat16")
     if (latent := s.kv_lora_rank + s.qk_rope_head_dim) not in mla.get_supported_head_sizes():
-        r.add("vllm", "kv_lora_rank + qk_rope_head_dim", latent, mla.get_supported_head_sizes(), "error",
-              f"vLLM's {name} on this CPU caches latents of these sizes only: serve on a GPU, or copy a verifier's MLA shape")
+        r.add("vllm", "kv_lora_rank + qk_rope_head_dim", latent, mla.get_supported_head_sizes(),
+              "error",
+              f"vLLM's {name} on this CPU caches latents of these sizes only: serve on a GPU, or "
+              "copy a verifier's MLA shape")
     check_mla_serving(r, verifier, dtype, here=asked == "cpu", dense=False)
 
 def check_vllm(r:Report,           # the report the rows go to
                cfg:dict,           # the draft's config.json
                s:DraftSpec,        # the draft
                verifier:Verifier,  # the verifier, read once
-               device:str="auto",  # where vLLM will serve: cpu, cuda, or auto (the installed vLLM's platform)
+               device:str="auto",  # where vLLM will serve: cpu, cuda, or auto (the installed vLLM's
+                                   # platform)
                dtype:str|None=None,# the dtype vLLM will serve in; None: any it can
               ):
-    "(c) What the installed vLLM decides: EAGLE-3 on this verifier, the draft's head size, its KV cache, its positions."
+    """(c) What the installed vLLM decides: EAGLE-3 on this verifier, the draft's head size, its KV
+    cache, its positions."""
     if (vllm := installed_vllm()) is None:
-        r.add("vllm", "vllm", None, "installed", "warning", "vLLM is not installed here: its rules were not checked")
+        r.add("vllm", "vllm", None, "installed", "warning",
+              "vLLM is not installed here: its rules were not checked")
         return
     r.checks.append("vllm")
     ok, why = vllm_tested(vllm.__version__)
     if not ok: r.add("vllm", "vllm version", vllm.__version__, "a tested version", "warning", why)
-    asked = device   # auto: this machine's platform, which says nothing of where the user will serve the draft
+    asked = device   # auto: this machine's platform, which says nothing of where the user will
+                     # serve the draft
     if device == "auto":
         from vllm.platforms import current_platform
         device = "cuda" if current_platform.device_type == "cuda" else "cpu"
     ok, why = vllm_eagle3_support(verifier.config.get("architectures") or [])
     if not ok:
-        r.add("vllm", "verifier architectures", verifier.config.get("architectures"), "a SupportsEagle3 model class", "error", why)
+        r.add("vllm", "verifier architectures", verifier.config.get("architectures"),
+              "a SupportsEagle3 model class", "error", why)
     if cfg.get("model_type") == "deepseek_v3":
-        r.add("vllm", "model_type", "deepseek_v3", "deepseek_v2", "error", f"vLLM {vllm.__version__}'s speculative config "
-              "turns a deepseek_v3 draft into a DeepSeek MTP draft before EAGLE-3 sees it: write model_type deepseek_v2 "
-              "(vLLM then builds Eagle3DeepseekV2ForCausalLM)")
+        r.add("vllm", "model_type", "deepseek_v3", "deepseek_v2", "error",
+              f"vLLM {vllm.__version__}'s speculative config "
+              "turns a deepseek_v3 draft into a DeepSeek MTP draft before EAGLE-3 sees it: write "
+              "model_type deepseek_v2 (vLLM then builds Eagle3DeepseekV2ForCausalLM)")
     if miss := vllm_ignores(cfg):
-        r.add("vllm", "EAGLE-3.1", ", ".join(miss), "read by vLLM's draft class", "error", f"vLLM {vllm.__version__}'s "
-              f"{', '.join(cfg.get('architectures') or [])} never reads {' or '.join(miss)}: it would serve this EAGLE-3.1 draft as "
-              "plain EAGLE-3 and accept fewer tokens than it trained for; serve it with vLLM "
-              f"{vllm_support.EAGLE31_SINCE} or later, whose EAGLE-3 models read them")
+        r.add("vllm", "EAGLE-3.1", ", ".join(miss), "read by vLLM's draft class", "error",
+              f"vLLM {vllm.__version__}'s "
+              f"{', '.join(cfg.get('architectures') or [])} never reads {' or '.join(miss)}: it "
+              "would serve this EAGLE-3.1 draft as plain EAGLE-3 and accept fewer tokens than it "
+              f"trained for; serve it with vLLM {vllm_support.EAGLE31_SINCE} or later, whose "
+              "EAGLE-3 models read them")
     if s.kv_lora_rank: return _check_mla_draft(r, s, verifier, device, dtype, asked)
     ok, why = head_size_support(s.head_dim, device)
-    if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes", "error",
+    if not ok: r.add("vllm", "head_dim", s.head_dim, "a head size the attention kernel takes",
+                     "error",
                      why + ": derive and train the draft with one of those")
     if s.num_attention_heads % s.num_key_value_heads:
-        r.add("vllm", "num_key_value_heads", s.num_key_value_heads, f"a divisor of {s.num_attention_heads}", "error",
-              "vLLM's attention needs num_attention_heads divisible by num_key_value_heads (grouped-query attention)")
+        r.add("vllm", "num_key_value_heads", s.num_key_value_heads,
+              f"a divisor of {s.num_attention_heads}", "error",
+              "vLLM's attention needs num_attention_heads divisible by num_key_value_heads "
+              "(grouped-query attention)")
     ok, why = kv_cache_support(verifier, s, device)
     if not ok:
-        r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads", "a groupable page", "error", why)
+        r.add("vllm", "KV cache", f"head_dim {s.head_dim} x {s.num_key_value_heads} kv heads",
+              "a groupable page", "error", why)
     if verifier.mla and device == "cpu": check_mla_serving(r, verifier, dtype, here=asked == "cpu")
     ok, why = moe_routing(verifier)
-    if not ok: r.add("vllm", "scoring_func", verifier.text.get("scoring_func"), "sigmoid", "warning", why)
+    if not ok:
+        r.add("vllm", "scoring_func", verifier.text.get("scoring_func"), "sigmoid", "warning", why)
     _check_positions(r, cfg, verifier, vllm.__version__)
 
 def _check_positions(r:Report, cfg:dict, verifier:Verifier, version:str):
-    "A draft trained on fewer positions than the verifier serves: raised by vLLM (a warning) or read out of bounds."
+    """A draft trained on fewer positions than the verifier serves: raised by vLLM (a warning) or
+    read out of bounds."""
     serve = verifier.text.get("max_position_embeddings")
-    mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get("max_position_embeddings")
+    mpe = cfg.get("max_position_embeddings") or (cfg.get("transformer_layer_config") or {}).get(
+        "max_position_embeddings")
     if mpe and serve and mpe < serve:
         from vllm.config.speculative import SpeculativeConfig
         if hasattr(SpeculativeConfig, "_maybe_override_draft_max_position_embeddings"):
             r.add("convention", "max_position_embeddings", mpe, serve, "warning",
-                  f"vLLM {version} raises it to the serving length (EAGLE drafts share the verifier's "
-                  "positions); beyond the lengths trained on, acceptance may fall")
+                  f"vLLM {version} raises it to the serving length (EAGLE drafts share the "
+                  "verifier's positions); beyond the lengths trained on, acceptance may fall")
         else:
             r.add("vllm", "max_position_embeddings", mpe, serve, "error",
-                  f"vLLM {version} sizes the draft's rotary cache from it: serving past {mpe} tokens reads out "
-                  f"of bounds; set max_position_embeddings={serve}")
+                  f"vLLM {version} sizes the draft's rotary cache from it: serving past {mpe} "
+                  f"tokens reads out of bounds; set max_position_embeddings={serve}")
 
 # %% ../nbs/08_verify.ipynb #4f33e339
 def check_aux_ids(r:Report,              # the report the rows go to
                   s:DraftSpec,           # the draft's spec
                   verifier:Verifier,     # the verifier, read once
-                  manifest:dict|None,    # the training data's manifest (its aux ids); None: not given
+                  manifest:dict|None,    # the training data's manifest (its aux ids); None: not
+                                         # given
                  ):
-    "Aux layer ids inside the verifier's depth, and the same ids and convention as the training data."
+    """Aux layer ids inside the verifier's depth, and the same ids and convention as the training
+    data."""
     r.checks.append("aux-layers")
     L = verifier.num_hidden_layers
     bad = [k for k in (s.aux_layer_ids or []) if not 0 <= k < L]
@@ -276,36 +342,46 @@ def check_aux_ids(r:Report,              # the report the rows go to
         r.add("aux-layers", "aux_layer_ids", s.aux_layer_ids, f"ids in 0..{L - 1}", "error",
               f"ids {bad} name no layer of a {L}-layer verifier")
     if not manifest: return
-    if bad := aux_ids_mismatch(manifest, s.aux_layer_ids or []): r.add("aux-layers", *bad[:3], "error", bad[3])
+    if bad := aux_ids_mismatch(manifest, s.aux_layer_ids or []):
+        r.add("aux-layers", *bad[:3], "error", bad[3])
 
 # %% ../nbs/08_verify.ipynb #c5c1c4d9
 def check_template(r:Report,              # the report the rows go to
-                   manifest:dict|None,    # the training data's manifest (its `chat_template_kwargs`)
-                   serving:dict|None,     # the chat template switches the draft will be served with; None: unknown
+                   manifest:dict|None,    # the training data's manifest (its
+                                          # `chat_template_kwargs`)
+                   serving:dict|None,     # the chat template switches the draft will be served
+                                          # with; None: unknown
                   ):
-    "A warning where the draft will be served with other chat template switches than its data were rendered with."
+    """A warning where the draft will be served with other chat template switches than its data were
+    rendered with."""
     if manifest is None or serving is None or "chat_template_kwargs" not in manifest: return
     trained = manifest["chat_template_kwargs"]
     if diff := sorted(k for k in set(trained) | set(serving) if trained.get(k) != serving.get(k)):
         r.add("template", "chat_template_kwargs", serving, trained, "warning",
-              f"the data were rendered with {trained}, the draft will be served with {serving} ({', '.join(diff)} "
-              "differ): it will see prompts it never trained on; serve with the training switches, or regenerate "
-              "with the serving ones")
+              f"the data were rendered with {trained}, the draft will be served with {serving} "
+              f"({', '.join(diff)} differ): it will see prompts it never trained on; serve with "
+              "the training switches, or regenerate with the serving ones")
 
 # %% ../nbs/08_verify.ipynb #805f638d
 def check_mla_serving(r:Report,           # the report the rows go to
                       verifier:Verifier,  # the verifier (an MLA text model)
-                      dtype:str|None=None,# the dtype vLLM will serve in; None: bfloat16 or float32, whichever it can
-                      here:bool=True,     # the user serves on this CPU (`--device cpu`); False: a note, not an error
-                      dense:bool=True,    # the draft's attention is dense (Llama); False: MLA, on the verifier's backend
+                      dtype:str|None=None,# the dtype vLLM will serve in; None: bfloat16 or float32,
+                                          # whichever it can
+                      here:bool=True,     # the user serves on this CPU (`--device cpu`); False: a
+                                          # note, not an error
+                      dense:bool=True,    # the draft's attention is dense (Llama); False: MLA, on
+                                          # the verifier's backend
                      ):
-    "An MLA verifier and the dense draft in one vLLM engine on this CPU: backend, dtype, a common KV block size."
+    """An MLA verifier and the dense draft in one vLLM engine on this CPU: backend, dtype, a common
+    KV block size."""
     dts = [dtype] if dtype else ["bfloat16", "float32"]
-    refused = [(dt, why) for dt in dts for ok, why in [mla_serving(verifier, dt, draft=dense)] if not ok]
+    refused = [(dt, why) for dt in dts for ok, why in [mla_serving(
+        verifier, dt, draft=dense)] if not ok]
     sev = "error" if here and (dtype or len(refused) == len(dts)) else "warning"
     note = "" if here else " (this CPU only, and nobody asked to serve here: --device cpu judges it; a GPU serves the pair)"
     for dt, why in refused:
-        r.add("vllm", "dtype (MLA verifier + draft)", dt, "a dtype vLLM serves the pair in", sev, why + note)
+        r.add("vllm", "dtype (MLA verifier + draft)", dt, "a dtype vLLM serves the pair in", sev,
+              why + note)
 
 # %% ../nbs/08_verify.ipynb #9eeb1a4d
 def check_vocab_maps(r:Report,    # the report the rows go to
@@ -326,8 +402,10 @@ def check_vocab_maps(r:Report,    # the report the rows go to
         r.add("d2t/t2d", "d2t", f"{n_repeat} repeated targets", "injective", "error",
               "two draft ids map to one verifier token; rebuild d2t with draft_vocab()")
     elif "t2d" in t and not torch.equal(t["t2d"].nonzero().flatten(), ids.sort().values):
-        r.add("d2t/t2d", "t2d", f"{int(t['t2d'].sum())} ids set", "exactly the d2t targets", "warning",
-              "t2d disagrees with d2t (vLLM ignores t2d, other tools do not); rebuild both with draft_vocab()")
+        r.add("d2t/t2d", "t2d", f"{int(t['t2d'].sum())} ids set", "exactly the d2t targets",
+              "warning",
+              "t2d disagrees with d2t (vLLM ignores t2d, other tools do not); rebuild both with "
+              "draft_vocab()")
 
 # %% ../nbs/08_verify.ipynb #b7b96a44
 def check_embedding(r:Report,      # the report the rows go to
@@ -335,40 +413,68 @@ def check_embedding(r:Report,      # the report the rows go to
                     s:DraftSpec,    # its spec
                     verifier_embed, # (V, H) the verifier's embedding, or None
                    ):
-    "A shipped `embed_tokens` must be the verifier's (vLLM uses it instead of sharing the verifier's)."
+    """A shipped `embed_tokens` must be the verifier's (vLLM uses it instead of sharing the
+    verifier's)."""
     r.checks.append("embed_tokens")
     if not s.tensors or "embed_tokens.weight" not in s.tensors or verifier_embed is None: return
     e, v = read_tensors(path, ("embed_tokens.weight",))["embed_tokens.weight"].float(), verifier_embed.float()
     diff = (e - v).abs().max().item() if e.shape == v.shape else float("inf")
     if diff > 1e-2 * max(v.abs().max().item(), 1e-6):
-        r.add("embed_tokens", "embed_tokens.weight", f"max |diff| {diff:.3g} from the verifier's", "the verifier's "
+        r.add("embed_tokens", "embed_tokens.weight", f"max |diff| {diff:.3g} from the verifier's",
+              "the verifier's "
                                                                                                    "embedding", "error",
-              "drop embed_tokens from the checkpoint (vLLM then shares the verifier's) or save the verifier's own")
+              "drop embed_tokens from the checkpoint (vLLM then shares the verifier's) or save the "
+              "verifier's own")
 
 # %% ../nbs/08_verify.ipynb #378418e1
 def check_reference(r:Report,    # the report the rows go to
                     s:DraftSpec,  # the draft's spec
                     ref:DraftSpec,# a reference draft's spec
                    ):
-    "Every difference from a reference: a convention the checks above already judged against vLLM, so a warning."
+    """Every difference from a reference: a convention the checks above already judged against vLLM,
+    so a warning."""
     r.checks.append("reference")
     for what, mine, theirs in diff_specs(s, ref):
         r.add("reference", what, mine, theirs, "warning",
-              f"the reference ({ref.source}) has {theirs}: a deliberate choice? Whether vLLM serves it is in the other rows")
+              f"the reference ({ref.source}) has {theirs}: a deliberate choice? Whether vLLM "
+              "serves it is in the other rows")
+
+# %% ../nbs/08_verify.ipynb #24323ff2
+def check_dflash(r:Report, checkpoint, cfg:dict, verifier, k:int|None)->Report:
+    "A DFlash draft (`eagle3_nb.dflash`): its config and tensors against the verifier and the tokens it is served with."
+    r.checks.append("dflash")
+    try: v = Verifier.of(verifier)
+    except CheckpointError as e:
+        r.add("load", "verifier", "unreadable", "a verifier config", "error", str(e))
+        return r
+    table = load_tensor_table(checkpoint)
+    shapes = None if table is None else {n: t.shape for n, t in table.items()}
+    for where, found, expected, fix in dflash_problems(cfg, shapes, v, k):
+        r.add("dflash", where, found, expected, "error", fix)
+    return r
 
 # %% ../nbs/08_verify.ipynb #761908cf
 def verify(checkpoint:str|Path,                     # draft directory (or Hub id)
-           verifier:Verifier|str|Path|dict,         # the verifier (a `Verifier`, config dict, directory, config.json or Hub id)
+           verifier:Verifier|str|Path|dict,         # the verifier (a `Verifier`, config dict,
+                                                    # directory, config.json or Hub id)
            reference:str|Path|DraftSpec|None=None,  # reference draft
-           data:str|Path|None=None,                 # extraction directory the draft was trained on (conventions, embedding)
-           device:str="auto",                       # where vLLM will serve it: cpu, cuda, auto (the installed vLLM's platform)
-           dtype:str|None=None,                     # the dtype vLLM will serve it in; None: any it can
-           chat_template_kwargs:dict|None=None,     # the template switches it will be served with; None: not checked
+           data:str|Path|None=None,                 # extraction directory the draft was trained on
+                                                    # (conventions, embedding)
+           device:str="auto",                       # where vLLM will serve it: cpu, cuda, auto (the
+                                                    # installed vLLM's platform)
+           dtype:str|None=None,                     # the dtype vLLM will serve it in; None: any it
+                                                    # can
+           chat_template_kwargs:dict|None=None,     # the template switches it will be served with;
+                                                    # None: not checked
+           k:int|None=None,                         # num_speculative_tokens it will be served with;
+                                                    # None: not checked
           )->Report:
-    "Check a draft checkpoint against itself, its verifier, the installed vLLM, its training data and a reference."
+    """Check a draft checkpoint against itself, its verifier, the installed vLLM, its training data
+    and a reference."""
     r = Report(str(checkpoint))
     try:
         cfg = load_config(checkpoint)
+        if cfg.get("architectures") == [DFLASH_ARCH]: return check_dflash(r, checkpoint, cfg, verifier, k)
         s = inspect_draft(checkpoint, strict=False)
         ref = reference if isinstance(reference, DraftSpec) or reference is None else inspect_draft(reference)
     except CheckpointError as e:
@@ -379,7 +485,8 @@ def verify(checkpoint:str|Path,                     # draft directory (or Hub id
         r.add("load", "verifier", "unreadable", "a verifier config", "error", str(e))
         return r
     if s.tensors is None:
-        r.add("load", "weights", None, "model.safetensors", "warning", "config only: tensor shapes could not be checked")
+        r.add("load", "weights", None, "model.safetensors", "warning",
+              "config only: tensor shapes could not be checked")
     check_format(r, cfg, s)
     check_self_consistency(r, s)
     check_against_verifier(r, s, v, ref)

@@ -10,16 +10,20 @@ from pathlib import Path
 import torch
 from vllm.distributed.kv_transfer.kv_connector.v1.example_hidden_states_connector import (
     cleanup_hidden_states, load_hidden_states)
-from .vllm_internals import (CONNECTOR_MODULE, in_process_core, in_process_runner, unwrap_model_forward,
+from .vllm_internals import (CONNECTOR_MODULE, in_process_core, in_process_runner,
+                                      unwrap_model_forward,
                                       wrap_model_forward)
 from .core import Eagle3Error, atomic_write, logger, read_tensors, torch_dtype
 from .reference import load_tensor_table
 from .derive import resolve_aux_layer_ids
 from .verifier import Verifier
 from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
-from .regeneration import RegenConfig, batches_of, first_turn, answer_record, sampling_params, vllm_answer, within_context
-from .producers import parse_shard, part_dir, part_path, producer_share, read_jsonl_resumable
-from .shards import (ExtractConfig, HiddenStates, done_ids, write_manifest, save_head, fit_sample, generated_sample, summarize,
+from .regeneration import (RegenConfig, batches_of, first_turn, answer_record,
+                                    sampling_params, vllm_answer, within_context)
+from .producers import (parse_shard, part_dir, part_path, producer_share,
+                                 read_jsonl_resumable)
+from .shards import (ExtractConfig, HiddenStates, done_ids, write_manifest, save_head,
+                              fit_sample, generated_sample, summarize,
                               write_shard)
 _log = logger("vllm_extract")
 
@@ -29,30 +33,39 @@ __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCa
 
 # %% ../nbs/05c_vllm_extract.ipynb #751a8957
 def hidden_states_engine(verifier:Verifier,   # the verifier
-                         layer_ids:list,      # hidden states to store, vLLM's ids (k: input of decoder layer k; L: last output)
-                         store:str|Path,      # directory vLLM writes one safetensors file per request into
+                         layer_ids:list,      # hidden states to store, vLLM's ids (k: input of
+                                              # decoder layer k; L: last output)
+                         store:str|Path,      # directory vLLM writes one safetensors file per
+                                              # request into
                          dtype:str="float32", # dtype vLLM runs the verifier in
                          engine=None):        # `EngineConfig`: tensor parallelism, context length
-    "A `vllm.LLM` that stores the verifier's hidden states at `layer_ids` for every request it serves."
+    """A `vllm.LLM` that stores the verifier's hidden states at `layer_ids` for every request it
+    serves."""
     from vllm.platforms import current_platform
     conn = ({"kv_connector": "CPUHiddenStatesConnector", "kv_connector_module_path": CONNECTOR_MODULE}
-            if current_platform.is_cpu() else {"kv_connector": "ExampleHiddenStatesConnector"})   # GPU: vLLM's own
+            # GPU: vLLM's own
+            if current_platform.is_cpu() else {"kv_connector": "ExampleHiddenStatesConnector"})
     spec = {"method": "extract_hidden_states", "num_speculative_tokens": 1,
-            "draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": list(layer_ids)}}}
-    kv = conn | {"kv_role": "kv_producer", "kv_connector_extra_config": {"shared_storage_path": str(store)}}
+            "draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": list(
+                layer_ids)}}}
+    kv = conn | {"kv_role": "kv_producer",
+                 "kv_connector_extra_config": {"shared_storage_path": str(store)}}
     extra = {"speculative_config": spec, "kv_transfer_config": kv, "enable_prefix_caching": False}
     return vllm_engine(verifier, dtype, engine, extra=extra)
 
 def drain(llm, most:int=10_000):
-    "Step an in-process engine until its scheduler holds no request: the connector writes finished requests then."
+    """Step an in-process engine until its scheduler holds no request: the connector writes finished
+    requests then."""
     core = in_process_core(llm)   # None: an engine process steps itself
     for _ in range(most):
         if core is None or not core.scheduler.has_requests(): return
         llm.llm_engine.step()
-    raise Eagle3Error(f"vLLM still held requests after {most} idle steps; its hidden-state writes never finished")
+    raise Eagle3Error(f"vLLM still held requests after {most} idle steps; its hidden-state writes "
+                      "never finished")
 
 # %% ../nbs/05c_vllm_extract.ipynb #96e0d6ad
-NOT_TEXT = ("vision", "visual", "mm_projector", "multi_modal", "audio")   # towers of a multimodal wrapper
+# towers of a multimodal wrapper
+NOT_TEXT = ("vision", "visual", "mm_projector", "multi_modal", "audio")
 
 def _one(names:list, suffix:str, verifier)->str|None:
     hits = [n for n in names if (n == suffix or n.endswith("." + suffix)) and ".layers." not in n
@@ -63,11 +76,13 @@ def _one(names:list, suffix:str, verifier)->str|None:
     return hits[0] if hits else None
 
 def verifier_head(verifier:Verifier)->dict:
-    "`norm.weight`, `lm_head.weight` and `embed_tokens.weight` of a verifier directory, read by name from its safetensors."
+    """`norm.weight`, `lm_head.weight` and `embed_tokens.weight` of a verifier directory, read by
+    name from its safetensors."""
     names = list(load_tensor_table(verifier) or {})
     found = {k: _one(names, k, verifier) for k in ("norm.weight", "lm_head.weight", "embed_tokens.weight")}
     if found["lm_head.weight"] is None and verifier.text.get("tie_word_embeddings", True):
-        found["lm_head.weight"] = found["embed_tokens.weight"]   # tied: the output head is the embedding
+        found["lm_head.weight"] = found["embed_tokens.weight"]   # tied: the output head is the
+                                                                 # embedding
     if missing := [k for k, v in found.items() if v is None]:
         raise Eagle3Error(f"{verifier}: no tensor named like {missing} in its safetensors; "
                           "extract with backend='transformers'")
@@ -76,44 +91,58 @@ def verifier_head(verifier:Verifier)->dict:
 
 # %% ../nbs/05c_vllm_extract.ipynb #c9ce09d6
 class VLLMCapture:
-    "The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector stores, one file each."
+    """The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector
+    stores, one file each."""
     def __init__(self, verifier:Verifier, cfg:ExtractConfig, layer_ids:list, store:str|Path):
         from eagle3_nb.vllm_support import vllm_eagle3_support
         v = verifier
         ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
-        if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; or extract with "
-                                     "backend='transformers'")
+        if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; "
+                                     "or extract with backend='transformers'")
         L = v.num_hidden_layers
-        self.verifier, self.store, self.n, self.dt = v, Path(store), len(layer_ids), torch_dtype(cfg.dtype)
+        self.verifier, self.store, self.n, self.dt = v, Path(
+            store), len(layer_ids), torch_dtype(cfg.dtype)
         self.layer_ids = list(layer_ids)
-        shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never read
-        ctx = cfg.engine.max_model_len or context_length(verifier, most=cfg.max_len and cfg.max_len + 1)
-        self.llm = hidden_states_engine(verifier, list(layer_ids) + [L], self.store, cfg.compute_dtype,
+        shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never
+                                                        # read
+        ctx = cfg.engine.max_model_len or context_length(verifier,
+                                                         most=cfg.max_len and cfg.max_len + 1)
+        self.llm = hidden_states_engine(verifier, list(layer_ids) + [L], self.store,
+                                        cfg.compute_dtype,
                                         replace(cfg.engine, max_model_len=ctx))
     def head(self)->dict: return verifier_head(self.verifier)
     def __call__(self, samples:list)->list[tuple]:
-        "`(aux (T, n, H), last (T, H))` in the storage dtype for each `(id, token_ids, mask)` of `samples`."
+        """`(aux (T, n, H), last (T, H))` in the storage dtype for each `(id, token_ids, mask)` of
+        `samples`."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
-        outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(s[1])) for s in samples], SamplingParams(max_tokens=1),
+        outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(s[1])) for s in samples],
+                                 SamplingParams(max_tokens=1),
                                  use_tqdm=False)
         drain(self.llm)
-        return [self.read(sid, ids, o.kv_transfer_params["hidden_states_path"]) for (sid, ids, _), o in zip(samples, outs)]
+        return [self.read(sid, ids, o.kv_transfer_params["hidden_states_path"]) for (
+            sid, ids, _), o in zip(samples, outs)]
     def states(self, outs:list, ids:list, names:list)->list[tuple]:
-        "`(aux, last)` of each output of `generate`/`chat` with `include_output_tokens`, whose fed-back tokens are `ids`."
+        """`(aux, last)` of each output of `generate`/`chat` with `include_output_tokens`, whose
+        fed-back tokens are `ids`."""
         drain(self.llm)
-        return [self.read(n, x, o.kv_transfer_params["hidden_states_path"]) for o, x, n in zip(outs, ids, names)]
+        return [self.read(n, x, o.kv_transfer_params["hidden_states_path"]) for o, x, n in zip(
+            outs, ids, names)]
     def read(self, sid:str, ids:list, path:str)->tuple:
-        "`(aux, last)` of the file vLLM wrote for sample `sid`, checked against its token ids; the file is deleted."
+        """`(aux, last)` of the file vLLM wrote for sample `sid`, checked against its token ids; the
+        file is deleted."""
         try: d = load_hidden_states(path)
-        except Exception as e:   # vLLM's writer thread only logs its failure (a full disk): the file is missing or cut
-            raise Eagle3Error(f"vLLM did not write the hidden states of sample {sid} to {path} ({type(e).__name__}: {e}); "
-                              "free disk space, then re-run: extraction resumes from the last complete shard") from None
+        except Exception as e:   # vLLM's writer thread only logs its failure (a full disk): the
+                                 # file is missing or cut
+            raise Eagle3Error(f"vLLM did not write the hidden states of sample {sid} to {path} "
+                              f"({type(e).__name__}: {e}); free disk space, then re-run: "
+                              "extraction resumes from the last complete shard") from None
         finally: cleanup_hidden_states(path)
         hs = d["hidden_states"]
         if d["token_ids"].tolist() != list(ids) or tuple(hs.shape[:2]) != (len(ids), self.n + 1):
-            raise Eagle3Error(f"vLLM stored {tuple(hs.shape)} states for {len(d['token_ids'])} tokens of sample {sid}, "
-                              f"expected ({len(ids)}, {self.n + 1}, H) for its {len(ids)} tokens")
+            raise Eagle3Error(f"vLLM stored {tuple(hs.shape)} states for {len(d['token_ids'])} "
+                              f"tokens of sample {sid}, expected ({len(ids)}, {self.n + 1}, H) for "
+                              f"its {len(ids)} tokens")
         return hs[:, :self.n].to(self.dt), hs[:, self.n].to(self.dt)
     def __enter__(self): return self
     def __exit__(self, *exc):
@@ -122,10 +151,12 @@ class VLLMCapture:
 
 # %% ../nbs/05c_vllm_extract.ipynb #4383a209
 def compare_extractions(a:str|Path, b:str|Path)->dict:
-    "Largest differences of `a` from `b` (the same samples): absolute, and per token relative (L2); ids and masks must match."
+    """Largest differences of `a` from `b` (the same samples): absolute, and per token relative
+    (L2); ids and masks must match."""
     x, y = HiddenStates(a), HiddenStates(b)
     if x.ids != y.ids: raise Eagle3Error(f"{a} and {b} hold different samples")
-    worst = {"aux_max_abs": 0.0, "aux_max_rel": 0.0, "last_max_abs": 0.0, "last_max_rel": 0.0, "tokens": 0}
+    worst = {"aux_max_abs": 0.0, "aux_max_rel": 0.0, "last_max_abs": 0.0, "last_max_rel": 0.0,
+             "tokens": 0}
     for i in range(len(x)):
         p, q = x[i], y[i]
         for k in ("input_ids", "loss_mask"):
@@ -133,42 +164,54 @@ def compare_extractions(a:str|Path, b:str|Path)->dict:
         for k in ("aux", "last"):
             d, ref = p[k].float() - q[k].float(), q[k].float()
             worst[f"{k}_max_abs"] = max(worst[f"{k}_max_abs"], float(d.abs().max()))
-            rel = d.norm(dim=-1) / ref.norm(dim=-1).clamp_min(1e-12)   # per token (and layer): |a - b| / |b|
+            # per token (and layer): |a - b| / |b|
+            rel = d.norm(dim=-1) / ref.norm(dim=-1).clamp_min(1e-12)
             worst[f"{k}_max_rel"] = max(worst[f"{k}_max_rel"], float(rel.max()))
         worst["tokens"] += len(p["input_ids"])
     return worst
 
 # %% ../nbs/05c_vllm_extract.ipynb #6e16aebf
 def decode_capture_possible(engine=None, cpu:bool|None=None)->bool:
-    "Whether `DecodeCapture` can serve an engine started with `engine` here: one worker, in this process, eager."
+    """Whether `DecodeCapture` can serve an engine started with `engine` here: one worker, in this
+    process, eager."""
     from vllm.platforms import current_platform
     e, cpu = engine or EngineConfig(), current_platform.is_cpu() if cpu is None else cpu
     eager = cpu if e.enforce_eager is None else e.enforce_eager
-    in_process = vllm_env(dict(os.environ)).get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0"   # what an engine started here gets
+    # what an engine started here gets
+    in_process = vllm_env(dict(os.environ)).get("VLLM_ENABLE_V1_MULTIPROCESSING") == "0"
     return e.tensor_parallel_size == 1 and eager and in_process
 
 # %% ../nbs/05c_vllm_extract.ipynb #4c721056
 class DecodeCapture:
-    "The aux and last hidden states of every token an in-process vLLM engine computes while it generates."
+    """The aux and last hidden states of every token an in-process vLLM engine computes while it
+    generates."""
     def __init__(self, verifier:Verifier, cfg:ExtractConfig,
                  layer_ids:list|None,   # None: the default
                  dtype:str,             # the engine's
-                 llm=None):             # an engine already started (eager, prefix caching off); None: one is started
+                 llm=None):             # an engine already started (eager, prefix caching off);
+                                        # None: one is started
         if llm is None and not decode_capture_possible(cfg.engine):
-            raise Eagle3Error("capturing while decoding needs vLLM in this process (VLLM_ENABLE_V1_MULTIPROCESSING=0), one "
-                              "worker (tensor_parallel_size 1) and enforce_eager; otherwise use capture='connector'")
+            raise Eagle3Error("capturing while decoding needs vLLM in this process "
+                              "(VLLM_ENABLE_V1_MULTIPROCESSING=0), one worker "
+                              "(tensor_parallel_size 1) and enforce_eager; otherwise use "
+                              "capture='connector'")
         v = verifier
         L = v.num_hidden_layers
         layer_ids = resolve_aux_layer_ids(layer_ids, L)
         self.verifier, self.dt = v, torch_dtype(cfg.dtype)
         self.layer_ids, self.n = list(layer_ids), len(layer_ids)
-        self.llm = llm or vllm_engine(verifier, dtype, cfg.engine, extra={"enable_prefix_caching": False})
+        self.llm = llm or vllm_engine(verifier, dtype, cfg.engine,
+                                      extra={"enable_prefix_caching": False})
         self.runner, self.rows, vc = in_process_runner(self.llm), {}, self.llm.llm_engine.vllm_config
         if self.runner is None or not vc.model_config.enforce_eager:
-            raise Eagle3Error("this engine runs its model out of this process or compiled; use capture='connector'")
-        if vc.cache_config.enable_prefix_caching:   # a cached prompt block never passes through the model
-            raise Eagle3Error("start the engine with enable_prefix_caching=False to capture its hidden states")
-        if vc.speculative_config is not None:       # its drafter already takes the aux states from the same call
+            raise Eagle3Error("this engine runs its model out of this process or compiled; use "
+                              "capture='connector'")
+        if vc.cache_config.enable_prefix_caching:   # a cached prompt block never passes through the
+                                                    # model
+            raise Eagle3Error("start the engine with enable_prefix_caching=False to capture its "
+                              "hidden states")
+        if vc.speculative_config is not None:       # its drafter already takes the aux states from
+                                                    # the same call
             raise Eagle3Error("capture the verifier's states from an engine without a draft")
         self.runner.model.set_aux_hidden_state_layers(tuple(layer_ids) + (L,))
         self.orig = wrap_model_forward(self.runner, self._forward)
@@ -177,9 +220,13 @@ class DecodeCapture:
         hidden, aux = self.orig(input_ids=input_ids, positions=positions, **kw)
         r = self.runner; n = r.input_batch.num_reqs
         q = r.query_start_loc.np[:n + 1].tolist()
-        if input_ids is None: raise Eagle3Error("the verifier was fed embeddings, not token ids; use capture='connector'")
-        pos = (positions if positions.dim() == 1 else positions[0])[:q[-1]].to("cpu", copy=True)   # vLLM reuses its buffers
-        ids = input_ids[:q[-1]].to("cpu", copy=True)                              # one copy per step
+        if input_ids is None:
+            raise Eagle3Error("the verifier was fed embeddings, not token ids; use "
+                              "capture='connector'")
+        # vLLM reuses its buffers
+        pos = (positions if positions.dim() == 1 else positions[0])[:q[-1]].to("cpu", copy=True)
+        # one copy per step
+        ids = input_ids[:q[-1]].to("cpu", copy=True)
         st = torch.stack([a[:q[-1]] for a in aux], 1).to("cpu", self.dt)
         for i, rid in enumerate(r.input_batch.req_ids[:n]):
             self.rows.setdefault(rid, []).append((pos[q[i]:q[i + 1]], ids[q[i]:q[i + 1]], st[q[i]:q[i + 1]]))
@@ -191,17 +238,21 @@ class DecodeCapture:
             pos = torch.cat([p[0] for p in parts]).long(); T = int(pos.max()) + 1
             ids, seen = torch.zeros(T, dtype=torch.long), torch.zeros(T, dtype=torch.bool)
             st = torch.zeros(T, *parts[0][2].shape[1:], dtype=self.dt)
-            ids[pos], st[pos], seen[pos] = torch.cat([p[1] for p in parts]).long(), torch.cat([p[2] for p in parts]), True
-            if seen.all(): seqs[tuple(ids.tolist())] = st   # a hole: never matched, so reported below
+            ids[pos], st[pos], seen[pos] = torch.cat([p[1] for p in parts]).long(), torch.cat(
+                [p[2] for p in parts]), True
+            # a hole: never matched, so reported below
+            if seen.all():
+                seqs[tuple(ids.tolist())] = st
         self.rows = {}
         return seqs
     def states(self, outs:list, ids:list, names:list)->list[tuple]:
-        "`(aux, last)` for each output of `generate`/`chat` (fed-back token ids `ids`; `names`, the records' ids, for errors)."
+        """`(aux, last)` for each output of `generate`/`chat` (fed-back token ids `ids`; `names`,
+        the records' ids, for errors)."""
         seqs, got = self._sequences(), []
         for x, n in zip(ids, names):
             st = seqs.get(tuple(x))
-            if st is None: raise Eagle3Error(f"no complete hidden states were captured for sample {n} "
-                                             f"({len(x)} tokens); use capture='connector'")
+            if st is None: raise Eagle3Error("no complete hidden states were captured for sample "
+                                             f"{n} ({len(x)} tokens); use capture='connector'")
             got.append((st[:, :self.n], st[:, self.n]))
         return got
     def __enter__(self): return self
@@ -212,7 +263,8 @@ class DecodeCapture:
 
 # %% ../nbs/05c_vllm_extract.ipynb #776d7632
 def _chunk(rcfg:RegenConfig, n:int, H:int, dtype)->int:
-    "Requests per generate call: 512 (fewer half-empty decoding tails), fewer where their states would pass ~4 GB of RAM."
+    """Requests per generate call: 512 (fewer half-empty decoding tails), fewer where their states
+    would pass ~4 GB of RAM."""
     per = (rcfg.max_new_tokens + 512) * (n + 1) * H * torch.empty(0, dtype=dtype).element_size()
     return max(1, min(512, int(4e9 // per)))
 
@@ -221,14 +273,17 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
                  records:list,         # the prompt records of one `chat` call
                  outs:list,            # its outputs
                  cfg:ExtractConfig,    # shard size, storage dtype, length rules
-                 jsonl=None,           # an open file: each shard's answers are appended after the shard
+                 jsonl=None,           # an open file: each shard's answers are appended after the
+                                       # shard
                 )->dict:
-    "Shards of the answers `outs` (the verifier's own tokens) with the states `cap` captured for them; returns the manifest."
+    """Shards of the answers `outs` (the verifier's own tokens) with the states `cap` captured for
+    them; returns the manifest."""
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     xc = replace(cfg, backend="vllm")
     man = write_manifest(out, cap.verifier, xc, cap.layer_ids, answers="as generated")
     save_head(out, cap)
-    fed = [generated_sample(o.prompt_token_ids, o.outputs[0].token_ids) for o in outs]   # the last token: never fed back
+    # the last token: never fed back
+    fed = [generated_sample(o.prompt_token_ids, o.outputs[0].token_ids) for o in outs]
     states = cap.states(outs, [ids for ids, _ in fed], [r["id"] for r in records])
     for i in range(0, len(records), cfg.shard_size):   # shards: the unit of resume
         chunk, skipped = records[i:i + cfg.shard_size], {"overlong": 0, "no_loss_tokens": 0}
@@ -236,34 +291,49 @@ def store_states(out:str|Path,         # extraction directory (created, or appen
         for r, o, (ids, mask), (aux, last) in zip(chunk, outs[i:], fed[i:], states[i:]):
             lines.append(json.dumps(answer_record(r, *vllm_answer(o))))
             if fit := fit_sample(ids, mask, cfg, skipped):   # extract's length and loss-token rules
-                samples.append((r["id"], *fit)); hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
-        if jsonl: jsonl.write("".join(l + "\n" for l in lines)); jsonl.flush(); os.fsync(jsonl.fileno())
-        write_shard(out, man, chunk, samples, hidden, cap.verifier.vocab_size, skipped)   # after its answers: the manifest decides
+                samples.append((r["id"], *fit))
+                hidden.append((aux[:len(fit[0])], last[:len(fit[0])]))
+        if jsonl:
+            jsonl.write("".join(l + "\n" for l in lines))
+            jsonl.flush()
+            os.fsync(jsonl.fileno())
+        # after its answers: the manifest decides
+        write_shard(out, man, chunk, samples, hidden, cap.verifier.vocab_size, skipped)
     return man
 
 def keep_stored(conversations:Path, done:set)->int:
-    "Drop the answers of `conversations` whose shard was never written (a kill between the two) or that repeat; a count."
+    """Drop the answers of `conversations` whose shard was never written (a kill between the two) or
+    that repeat; a count."""
     recs, seen = read_jsonl_resumable(conversations), set()
     keep = [r for r in recs if r["id"] in done and not (r["id"] in seen or seen.add(r["id"]))]
     if len(keep) != len(recs):
-        atomic_write(conversations, lambda p: p.write_text("".join(json.dumps(r) + "\n" for r in keep)))
+        atomic_write(conversations,
+                     lambda p: p.write_text("".join(json.dumps(r) + "\n" for r in keep)))
     return len(recs) - len(keep)
 
 # %% ../nbs/05c_vllm_extract.ipynb #508057d7
 def regenerate_and_extract(records:list,             # prompt records `{id, messages}`
-                           verifier:Verifier|str|Path, # the verifier (its directory: read here, once)
-                           conversations:str|Path,   # JSONL of the answers, appended to (as `regenerate` writes it)
+                           verifier:Verifier|str|Path, # the verifier (its directory: read here,
+                                                       # once)
+                           conversations:str|Path,   # JSONL of the answers, appended to (as
+                                                     # `regenerate` writes it)
                            out:str|Path,             # extraction directory (resumed)
-                           rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens, temperature, the engine's dtype
-                           cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes, lengths, engine
-                           capture:str="auto",       # decode (`DecodeCapture`), connector (`VLLMCapture`); auto: decode if it can
+                           rcfg:RegenConfig=RegenConfig(backend="vllm"),   # max_new_tokens,
+                                        # temperature, the engine's dtype
+                           cfg:ExtractConfig=ExtractConfig(backend="vllm"), # shards, dtypes,
+                                        # lengths, engine
+                           capture:str="auto",       # decode (`DecodeCapture`), connector
+                                                     # (`VLLMCapture`); auto: decode if it can
                           )->dict:
-    "The verifier's answers and their hidden states from one vLLM session, shard by shard; returns `summarize(out)`."
+    """The verifier's answers and their hidden states from one vLLM session, shard by shard; returns
+    `summarize(out)`."""
     from tqdm.auto import tqdm
     if capture not in ("auto", "decode", "connector"):
         raise Eagle3Error(f"capture {capture!r}: choose auto, decode or connector")
-    i, n = parse_shard(rcfg.shard)   # a producer: its share of the prompts, into its own part of both outputs
-    records, conversations = producer_share(records, i, n, rcfg.engine.seed), part_path(Path(conversations), i, n)
+    i, n = parse_shard(rcfg.shard)   # a producer: its share of the prompts, into its own part of
+                                     # both outputs
+    records, conversations = producer_share(records, i, n, rcfg.engine.seed), part_path(
+        Path(conversations), i, n)
     out = part_dir(Path(out), i, n); out.mkdir(parents=True, exist_ok=True)
     verifier = Verifier.of(verifier)   # an entry point: read once, passed on
     cfg = replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
@@ -271,20 +341,24 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     man = write_manifest(out, verifier, cfg, layer_ids, answers="as generated")
     done = done_ids(man)
     if dropped := keep_stored(Path(conversations), done):
-        _log.info(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never wrote; they are made again")
+        _log.info(f"{conversations}: dropped {dropped} answer(s) of a shard a killed run never "
+                  "wrote; they are made again")
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
-    ctx = cfg.engine.max_model_len or context_length(verifier)   # the whole context: answers are not cut at max_len
+    ctx = cfg.engine.max_model_len or context_length(verifier)   # the whole context: answers are
+                                                                 # not cut at max_len
     cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=ctx))
     if not (todo := within_context(todo, verifier, cfg.engine)): return summarize(out)
     decode = capture == "decode" or (capture == "auto" and decode_capture_possible(cfg.engine))
     cap = (DecodeCapture(verifier, cfg, layer_ids, rcfg.dtype) if decode
            else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
-    extra = {} if decode else {"extra_args": {"kv_transfer_params": {"include_output_tokens": True}}}
+    extra = {} if decode else {"extra_args": {"kv_transfer_params": {
+        "include_output_tokens": True}}}
     size = _chunk(rcfg, len(layer_ids), verifier.text["hidden_size"], cap.dt)
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
         for batch in batches_of(todo, rcfg, size):
-            msgs, params = [first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg, **extra)
+            msgs, params = [first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg,
+                                                                                       **extra)
             outs = cap.llm.chat(msgs, params, use_tqdm=VLLMBar(bar),
                                 chat_template_kwargs=cfg.engine.chat_template_kwargs or None)
             store_states(out, cap, batch, outs, cfg, f)

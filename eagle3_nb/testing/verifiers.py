@@ -21,58 +21,74 @@ class SmolTokenizer(PreTrainedTokenizerFast):
 '''
 
 def _with_code(src:Path, tmp:Path, template:str|None):
-    "`src`'s files in `tmp` (the weights linked), its tokenizer named by a class `tmp/tokenization_smol.py` defines."
+    """`src`'s files in `tmp` (the weights linked), its tokenizer named by a class
+    `tmp/tokenization_smol.py` defines."""
     tmp.mkdir(parents=True)
     for f in src.iterdir():
         if f.suffix == ".safetensors": (tmp/f.name).symlink_to(f.resolve())
         elif f.is_file() and f.name != ".complete": shutil.copy(f, tmp/f.name)
     (tmp/"tokenization_smol.py").write_text(TOKENIZER_CODE)
     tc = read_json(tmp/"tokenizer_config.json")
-    tc |= {"tokenizer_class": "SmolTokenizer", "auto_map": {"AutoTokenizer": [None, "tokenization_smol.SmolTokenizer"]}}
+    tc |= {"tokenizer_class": "SmolTokenizer",
+           "auto_map": {"AutoTokenizer": [None, "tokenization_smol.SmolTokenizer"]}}
     (tmp/"tokenizer_config.json").write_text(json.dumps(tc, indent=1))
     if template: shutil.copy(fixture(f"chat_templates/{template}.jinja"), tmp/"chat_template.jinja")
 
-def smollm2_with_code(template:str|None=None,    # a shipped chat template instead of SmolLM2's: "qwen3-thinking"
+def smollm2_with_code(template:str|None=None,    # a shipped chat template instead of SmolLM2's:
+                                                 # "qwen3-thinking"
                       cache:str|Path|None=None):  # default: `cache_dir()`
-    "The embedded SmolLM2 with its tokenizer as code it ships (loads only with `trust_remote_code`), built once and cached."
+    """The embedded SmolLM2 with its tokenizer as code it ships (loads only with
+    `trust_remote_code`), built once and cached."""
     src = embedded_verifier(cache)
     dst = Path(cache or cache_dir())/f"SmolLM2-135M-Instruct-with-code{'-' + template if template else ''}"
-    return cached_build(dst, lambda tmp: _with_code(src, tmp, template), f"{src} with its tokenizer as code, {template}")
+    return cached_build(dst, lambda tmp: _with_code(src, tmp, template),
+                        f"{src} with its tokenizer as code, {template}")
 
 # %% ../../nbs/03c_test_verifiers.ipynb #e1a9a992
 def mla_config(**kw):
-    "A small DeepSeek-V3 config: MLA with the latent vLLM's CPU kernels take, MoE with a shared expert and noaux_tc."
+    """A small DeepSeek-V3 config: MLA with the latent vLLM's CPU kernels take, MoE with a shared
+    expert and noaux_tc."""
     from transformers import DeepseekV3Config
     return DeepseekV3Config(**{**dict(vocab_size=49152, hidden_size=256, intermediate_size=512, moe_intermediate_size=128,
-        num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=4, q_lora_rank=96, kv_lora_rank=512,
-        qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, n_routed_experts=4, num_experts_per_tok=2,
-        n_shared_experts=1, n_group=1, topk_group=1, topk_method="noaux_tc", scoring_func="sigmoid", first_k_dense_replace=1,
-        max_position_embeddings=2048, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False), **kw})
+        num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=4, q_lora_rank=96,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, n_routed_experts=4,
+        num_experts_per_tok=2,
+        n_shared_experts=1, n_group=1, topk_group=1, topk_method="noaux_tc", scoring_func="sigmoid",
+        first_k_dense_replace=1,
+        max_position_embeddings=2048, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False),
+        **kw})
 
 def _write_mla(src:Path, tmp:Path, seed:int, kw:dict):
-    "A random-weight DeepSeek-V3 model of `mla_config(**kw)` with `src`'s tokenizer and chat template, into `tmp`."
+    """A random-weight DeepSeek-V3 model of `mla_config(**kw)` with `src`'s tokenizer and chat
+    template, into `tmp`."""
     import torch
     from transformers import DeepseekV3ForCausalLM
     torch.manual_seed(seed)
     model = DeepseekV3ForCausalLM(mla_config(**kw)).to(torch.bfloat16)
     model.config.name_or_path = f"tiny-deepseek-v3-seed{seed}"
     model.save_pretrained(tmp)
-    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):
+    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja",
+              "generation_config.json"):
         shutil.copy(src/f, tmp/f)
 
 def mla_verifier(seed:int=0,                    # the random weights' seed
                  cache:str|Path|None=None,      # default: `cache_dir()`
-                 **kw                           # DeepseekV3Config fields over the defaults (num_hidden_layers=6, ...)
+                 **kw                           # DeepseekV3Config fields over the defaults
+                                                # (num_hidden_layers=6, ...)
                 )->Path:
-    "A small random DeepSeek-V3 (MLA + MoE) verifier saved by transformers, with the embedded tokenizer; built once."
+    """A small random DeepSeek-V3 (MLA + MoE) verifier saved by transformers, with the embedded
+    tokenizer; built once."""
     src = embedded_verifier(cache)
     tag = "-".join(f"{k}{v}" for k, v in sorted(kw.items()))
     dst = Path(cache or cache_dir())/f"tiny-deepseek-v3-seed{seed}{'-' + tag if tag else ''}"
-    return cached_build(dst, lambda tmp: _write_mla(src, tmp, seed, kw), f"random DeepseekV3 seed {seed} {kw}")
+    return cached_build(dst, lambda tmp: _write_mla(src, tmp, seed, kw),
+                        f"random DeepseekV3 seed {seed} {kw}")
 
 # %% ../../nbs/03c_test_verifiers.ipynb #5f0a38d7
 def _spread_heads(w, n:int, d:int, d2:int, dim:int=0):
-    "`n` heads of `d` dims along `dim` of `w` placed on the even rotary pairs of `d2`-dim heads (zeros elsewhere)."
+    """`n` heads of `d` dims along `dim` of `w` placed on the even rotary pairs of `d2`-dim heads
+    (zeros elsewhere)."""
     import torch
     idx = torch.cat([torch.arange(d // 2) * 2, d2 // 2 + torch.arange(d // 2) * 2])
     w = w.movedim(dim, 0); out = w.new_zeros(n, d2, *w.shape[1:])
@@ -84,40 +100,50 @@ def _repack(src:Path, kind:str, tmp:Path):
     "Write SmolLM2 (`src`) as architecture `kind` into `tmp`."
     import torch, transformers
     from safetensors.torch import load_file
-    c, sd = read_json(src/"config.json"), {k: v.float() for k, v in load_file(str(src/"model.safetensors")).items()}
+    c, sd = read_json(src/"config.json"), {k: v.float() for k, v in load_file(
+        str(src/"model.safetensors")).items()}
     n, kv, d = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
-    keep = ["hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "num_hidden_layers", "vocab_size",
-            "rms_norm_eps", "tie_word_embeddings", "max_position_embeddings", "bos_token_id", "eos_token_id", "rope_parameters"]
+    keep = ["hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
+            "num_hidden_layers", "vocab_size",
+            "rms_norm_eps", "tie_word_embeddings", "max_position_embeddings", "bos_token_id",
+            "eos_token_id", "rope_parameters"]
     base = {k: c[k] for k in keep}
     if kind == "llama-hd128":
         cls, cfg = transformers.LlamaForCausalLM, transformers.LlamaConfig(**base, head_dim=128)
         for k in sd:
-            if k.endswith("q_proj.weight"): sd[k] = _spread_heads(sd[k], n, d, 128) * (128 / d) ** 0.5
-            elif k.endswith(("k_proj.weight", "v_proj.weight")): sd[k] = _spread_heads(sd[k], kv, d, 128)
+            if k.endswith("q_proj.weight"):
+                sd[k] = _spread_heads(sd[k], n, d, 128) * (128 / d) ** 0.5
+            elif k.endswith(("k_proj.weight", "v_proj.weight")):
+                sd[k] = _spread_heads(sd[k], kv, d, 128)
             elif k.endswith("o_proj.weight"): sd[k] = _spread_heads(sd[k], n, d, 128, dim=1)
     elif kind == "qwen2":
-        cls, cfg = transformers.Qwen2ForCausalLM, transformers.Qwen2Config(**base, use_sliding_window=False)
+        cls, cfg = transformers.Qwen2ForCausalLM, transformers.Qwen2Config(**base,
+                                                                           use_sliding_window=False)
         qkv = ("q_proj.weight", "k_proj.weight", "v_proj.weight")
         sd |= {k.replace("weight", "bias"): torch.zeros(v.shape[0]) for k, v in sd.items() if k.endswith(qkv)}
     elif kind == "mixtral":
         cls = transformers.MixtralForCausalLM
         cfg = transformers.MixtralConfig(**base, num_local_experts=2, num_experts_per_tok=2)
         for i in range(c["num_hidden_layers"]):
-            g, u, dn = (sd.pop(f"model.layers.{i}.mlp.{p}_proj.weight") for p in ("gate", "up", "down"))
+            g, u, dn = (sd.pop(f"model.layers.{i}.mlp.{p}_proj.weight") for p in (
+                "gate", "up", "down"))
             sd |= {f"model.layers.{i}.mlp.gate.weight": torch.zeros(2, c["hidden_size"]),
-                   f"model.layers.{i}.mlp.experts.gate_up_proj": torch.stack([torch.cat([g, u])] * 2),
+                   f"model.layers.{i}.mlp.experts.gate_up_proj": torch.stack(
+                       [torch.cat([g, u])] * 2),
                    f"model.layers.{i}.mlp.experts.down_proj": torch.stack([dn] * 2)}
     else: raise Eagle3Error(f"smollm2_as({kind!r}): choose llama-hd128, qwen2 or mixtral")
     model = cls(cfg); model.load_state_dict(sd, strict=not c["tie_word_embeddings"])
     model.config.name_or_path = f"SmolLM2-135M-Instruct-as-{kind}"
     model.save_pretrained(tmp)
-    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"):
+    for f in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja",
+              "generation_config.json"):
         shutil.copy(src/f, tmp/f)
 
 def smollm2_as(kind:str,                      # llama-hd128, qwen2 or mixtral
                cache:str|Path|None=None       # default: `cache_dir()`
               )->Path:
-    "The embedded SmolLM2 re-packed exactly as another architecture (a local HF directory, built once and cached)."
+    """The embedded SmolLM2 re-packed exactly as another architecture (a local HF directory, built
+    once and cached)."""
     if kind not in ("llama-hd128", "qwen2", "mixtral"):
         raise Eagle3Error(f"smollm2_as({kind!r}): choose llama-hd128, qwen2 or mixtral")
     src = embedded_verifier(cache)
