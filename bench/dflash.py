@@ -37,12 +37,13 @@ run, out = Path(a.run), Path(a.out)
 rc = read_json(run/"run_config.json")
 v = rc.get("verifier") or str(embedded_verifier())
 data = HiddenStates(run/"hidden_states")
-cfg = dflash_config(v, a.block_size, a.layers, data.manifest["aux_layer_ids"], tokenizer=load_tokenizer(v))
+cfg = dflash_config(v, a.block_size, a.layers, data.manifest["aux_layer_ids"], tokenizer=load_tokenizer(v),
+                    draft_vocab_size=rc.get("draft_vocab_size"))
 t0 = time.perf_counter()
 if not (out/"draft"/"model.safetensors").exists():
     train_dflash(data, cfg, data.head(), out/"draft", a.epochs, a.batch_size, a.lr, a.anchors)
 secs = time.perf_counter() - t0
-recs = prompt_records(rc.get("prompt_source", "default").split("+")[0], "heldout", a.prompts)
+recs = prompt_records(rc.get("eval_source") or "default", "heldout", a.prompts)
 rows = []
 for k in a.k:
     ev = evaluate_draft(v, out/"draft", [r["messages"][0]["content"] for r in recs], None, out/f"eval-k{k}", k=k,

@@ -389,7 +389,7 @@ def _derive_dflash(cfg:RunConfig, run:Path, files:bool=True)->dict:
     from eagle3_nb.dflash import dflash_config
     tok = load_tokenizer(cfg.verifier, cfg.engine.trust_remote_code)   # its mask token
     d = dflash_config(cfg.verifier, cfg.block_size or BLOCK_SIZE, cfg.draft_layers or 1,
-                      cfg.aux_layer_ids, tokenizer=tok)
+                      cfg.aux_layer_ids, tokenizer=tok, draft_vocab_size=cfg.draft_vocab_size)
     if probs := preflight_verifier(cfg):
         raise CheckpointError("pre-flight on the verifier: " + " | ".join(probs))
     if files: write_json(run/"derived_config.json", d)
