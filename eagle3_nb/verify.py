@@ -439,7 +439,7 @@ def check_reference(r:Report,    # the report the rows go to
               f"the reference ({ref.source}) has {theirs}: a deliberate choice? Whether vLLM "
               "serves it is in the other rows")
 
-# %% ../nbs/08_verify.ipynb #038e1c0d
+# %% ../nbs/08_verify.ipynb #2c508514
 def check_dflash(r:Report, checkpoint, cfg:dict, verifier, k:int|None)->Report:
     "A DFlash draft (`eagle3_nb.dflash`): its config and tensors against the verifier and the tokens it is served with."
     r.checks.append("dflash")
