@@ -335,7 +335,8 @@ def ttt_loss(model:Eagle3Draft,    # the draft
             # the scored tokens, in `select`'s order
             bb, tt = sel.nonzero(as_tuple=True)
         else:        # the kept rows: the step-0 prefix up to their own position, then their own
-                     # earlier steps P-EAGLE: every later step a masked slot
+                     # earlier steps
+            # P-EAGLE: every later step a masked slot
             if par:
                 hidden = model.mask_state().expand(B, idx.shape[1], -1)
             elif k == 1: hidden = hidden[b, idx]                         # (B, N, H)

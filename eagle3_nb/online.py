@@ -271,8 +271,8 @@ def train_online(conversations:str|Path,            # regenerated JSONL
     threads = trainer = torch.get_num_threads()
     proc = None
     if producers == 1 and os.environ.get("RANK", "0") == "0":   # one producer: the (first) trainer
-                                                                # starts it the cores split, not
-                                                                # fought over
+                                                                # starts it
+        # the cores split, not fought over
         if cpu and threads > 1:
             spec["threads"], trainer = core_split(threads)
         code = "import sys; from eagle3_nb.online import _produce_main; _produce_main(sys.argv[1])"
