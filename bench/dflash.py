@@ -41,7 +41,8 @@ cfg = dflash_config(v, a.block_size, a.layers, data.manifest["aux_layer_ids"], t
                     draft_vocab_size=rc.get("draft_vocab_size"))
 t0 = time.perf_counter()
 if not (out/"draft"/"model.safetensors").exists():
-    train_dflash(data, cfg, data.head(), out/"draft", a.epochs, a.batch_size, a.lr, a.anchors)
+    train_dflash(data, cfg, data.head(), out/"draft", epochs=a.epochs, batch_size=a.batch_size, lr=a.lr,
+                 anchors=a.anchors)
 secs = time.perf_counter() - t0
 recs = prompt_records(rc.get("eval_source") or "default", "heldout", a.prompts)
 rows = []

@@ -321,7 +321,8 @@ def train_dflash(data,                        # an extraction directory (`Hidden
                  cfg:dict,                    # the draft's config (`dflash_config`), its aux ids the data's
                  head:dict,                   # the verifier's head: `norm.weight`, `lm_head.weight`, `embed_tokens.weight`
                  out:str|Path|None=None,      # where the draft is exported (None: not exported)
-                 epochs:float=2.0,            # passes over the data
+                 *,
+                 epochs:float,                # passes over the data (a run's: `TrainConfig.epochs`)
                  batch_size:int=8,            # samples a step
                  lr:float=6e-4,               # peak learning rate (AdamW, warm-up then cosine)
                  anchors:int=16,              # blocks a sample a step

@@ -403,7 +403,7 @@ def _train_dflash(cfg:RunConfig, config:dict, run:Path)->dict:
     if not (out/"model.safetensors").exists():
         data = HiddenStates(run/"hidden_states")
         t = cfg.train
-        train_dflash(data, config, data.head(), out, t.epochs, t.batch_size, t.lr,
+        train_dflash(data, config, data.head(), out, epochs=t.epochs, batch_size=t.batch_size, lr=t.lr,
                      eps=config["rms_norm_eps"], seed=t.seed)
     return {"draft": str(out)}
 
