@@ -13,7 +13,7 @@ from .core import CheckpointError, Eagle3Error, write_json
 from .reference import DFLASH_ARCH
 from .verifier import Verifier
 from .derive import default_aux_layer_ids, reserved_token, resolve_head_dim
-from .objective import accepted_lengths, verifier_logits
+from .objective import acceptance_summary, accepted_lengths, verifier_logits
 from .model import draft_vocab
 
 # %% auto #0
@@ -260,9 +260,7 @@ def dflash_acceptance(model:DFlashDraft, data, k:int, samples:list|None=None)->d
         drafts = dflash_drafts(model, s["aux"].float(), s["input_ids"], k)
         lens += accepted_lengths(drafts, s["input_ids"], s["loss_mask"].bool())
     model.train(training)
-    lens = torch.tensor(lens)
-    return {"drafts": len(lens), "mean_acceptance_length": 1 + lens.float().mean().item(),
-            "per_position": [(lens > j).float().mean().item() for j in range(k)]}
+    return acceptance_summary(lens, k)
 
 # %% ../nbs/06c_dflash.ipynb #f4f6f39d
 def export_dflash(model:DFlashDraft, out:str|Path, dtype:torch.dtype=torch.float32)->Path:

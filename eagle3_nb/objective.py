@@ -16,7 +16,7 @@ from .attention import TTTLayout, sample_segments
 __all__ = ['LOSS_ROWS', 'LOSS_KERNELS', 'LIGER_EPS', 'TARGET_ELEMENTS', 'verifier_logits', 'target_head', 'verifier_targets',
            'targets_of', 'loss_kernel', 'SoftTargetCE', 'soft_target_ce', 'compare_loss_kernels', 'kernels_agree',
            'probe_loss_kernels', 'global_sum', 'kept_rows', 'scored_rows', 'held_targets', 'held_block', 'step_valid',
-           'depth_sample', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance']
+           'depth_sample', 'ttt_loss', 'chain_draft', 'accepted_lengths', 'offline_acceptance', 'acceptance_summary']
 
 # %% ../nbs/07a_objective.ipynb #bf7ad0f9
 def verifier_logits(last:torch.Tensor,            # (..., H) the verifier's last hidden state,
@@ -418,6 +418,10 @@ def offline_acceptance(model:Eagle3Draft,              # the draft, in float32
         drafts = chain_draft(model, s["aux"].to(dev), s["input_ids"].to(dev), k).cpu()   # (T, k)
         lens += accepted_lengths(drafts, s["input_ids"], s["loss_mask"].bool())
     model.train(training)
+    return acceptance_summary(lens, k)
+
+def acceptance_summary(lens:list, k:int)->dict:
+    "Rounds, mean acceptance length and per-position acceptance of accepted lengths (`accepted_lengths`)."
     lens = torch.tensor(lens)
     return {"drafts": len(lens), "mean_acceptance_length": 1 + lens.float().mean().item(),
             "per_position": [(lens > j).float().mean().item() for j in range(k)]}
