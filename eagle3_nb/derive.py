@@ -10,15 +10,16 @@ from typing import Literal, get_args
 from .core import DTYPE_NAMES, CheckpointError, setting
 from .reference import (DraftSpec, TensorInfo, inspect_draft,
                                  ptd_token, rename_layer, spec_from_config)
-from .verifier import MLA_FIELDS, Verifier, is_mla, need
+from .verifier import (MLA_FIELDS, Verifier, check_aux_layer_ids, is_mla, need,
+                               resolve_aux_layer_ids)
 # `LlamaConfig` in the annotations below is transformers' draft config, imported where a config is built: transformers
 # takes seconds, and jsonargparse, which builds the CLI's flags from `DraftShape`, runs a module's TYPE_CHECKING imports
 
 # %% auto #0
 __all__ = ['CONVENTION', 'EAGLE31_FIELDS', 'ATTENTIONS', 'MAX_DRAFT_LAYERS', 'PARALLEL_LAYERS', 'DraftAttention',
-           'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'resolve_head_dim', 'default_aux_layer_ids', 'check_aux_layer_ids',
-           'resolve_aux_layer_ids', 'aux_ids_mismatch', 'Derivation', 'DraftShape', 'draft_kind', 'draft_config',
-           'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes', 'derived_spec']
+           'DRAFT_ATTENTION', 'ATTENTION_CHOICES', 'resolve_head_dim', 'aux_ids_mismatch', 'Derivation', 'DraftShape',
+           'draft_kind', 'draft_config', 'derive_draft_config', 'reserved_token', 'layer_name', 'expected_shapes',
+           'derived_spec']
 
 # %% ../nbs/02_derive.ipynb #11ec26c7
 def resolve_head_dim(tc:dict # a text-model config
@@ -43,34 +44,6 @@ def resolve_head_dim(tc:dict # a text-model config
                               "the config has no head_dim; set head_dim explicitly")
     return H // nh, (f"head_dim={H // nh}: implied hidden_size/num_attention_heads = {H}/{nh} "
                      "(no head_dim in the verifier config)")
-
-# %% ../nbs/02_derive.ipynb #1ff3cd09
-def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
-    """vLLM's default EAGLE-3 aux layers, inputs of layers `[2, L//2, L-3]`; for shallow verifiers
-    three distinct ones."""
-    L = num_hidden_layers
-    if L < 3: raise CheckpointError(f"a verifier with {L} layers has no three distinct aux layers; "
-                                    f"pass aux_layer_ids (e.g. {list(range(L))}) explicitly")
-    ids = [2, L // 2, L - 3]
-    if ids == sorted(set(ids)): return ids
-    return [0, 1, 2] if L == 3 else [1, L // 2, L - 1]   # vLLM's rule repeats or reverses a layer
-                                                         # below 7
-
-def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
-    "The ids, checked against the verifier's depth (vLLM convention: input of decoder layer k)."
-    bad = [k for k in ids if not 0 <= k < num_hidden_layers]
-    if bad:
-        raise CheckpointError(f"aux layer ids {bad} are out of range for a verifier with "
-                              f"{num_hidden_layers} layers (valid 0..{num_hidden_layers - 1}: "
-                              "input of decoder layer k); the default is "
-                              f"{default_aux_layer_ids(num_hidden_layers)}")
-    if len(set(ids)) != len(ids):
-        raise CheckpointError(f"aux layer ids {ids} repeat a layer; give distinct ids")
-    return list(ids)
-
-def resolve_aux_layer_ids(ids:list|None, num_hidden_layers:int)->list[int]:
-    "The given ids, else the default, checked: the one place a stage picks its aux layers."
-    return check_aux_layer_ids(ids or default_aux_layer_ids(num_hidden_layers), num_hidden_layers)
 
 # %% ../nbs/02_derive.ipynb #4ac27d49
 # in every manifest

@@ -12,7 +12,7 @@ from torch import nn
 from .core import CheckpointError, Eagle3Error, write_json
 from .reference import DFLASH_ARCH
 from .verifier import Verifier
-from .derive import default_aux_layer_ids, reserved_token, resolve_head_dim
+from .derive import reserved_token, resolve_head_dim
 from .objective import acceptance_summary, accepted_lengths, verifier_logits
 from .model import draft_vocab
 
@@ -46,7 +46,7 @@ def dflash_config(verifier,                        # a verifier config, director
     v = Verifier.of(verifier)
     tc, L = v.text, v.num_hidden_layers
     hd, _ = resolve_head_dim(tc)
-    ids = list(aux_layer_ids or default_aux_layer_ids(L))
+    ids = list(aux_layer_ids or v.aux_layer_ids())
     if max(ids) >= L:
         raise Eagle3Error(f"aux layer ids {ids}: the verifier has {L} layers; choose ids in 1..{L - 1}")
     mask = mask_token_id if mask_token_id is not None else (reserved_token(tokenizer) if tokenizer else None)

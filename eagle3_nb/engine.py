@@ -15,18 +15,18 @@ from .verifier import Verifier
 _log = logger("engine")
 
 # %% auto #0
-__all__ = ['CPU_CONTEXT', 'VLLM_ENV', 'BLOCK16', 'VOCAB_PADDING', 'CPU_BIND', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig',
-           'context_length', 'vllm_env', 'VLLMBar', 'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line',
-           'vllm_failure', 'tensor_parallel_sizes', 'check_tensor_parallel', 'numa_nodes', 'cpu_binding',
-           'cpu_rope_agrees', 'rope_fix', 'bf16_speedup', 'fast_bf16', 'precision_reason', 'auto_dtype']
+__all__ = ['VLLM_ENV', 'BLOCK16', 'VOCAB_PADDING', 'CPU_BIND', 'ROPE_FIX', 'BF16_WINS', 'EngineConfig', 'vllm_env', 'VLLMBar',
+           'vllm_args', 'vllm_engine', 'cpu_mla_backend', 'mla_pair_line', 'vllm_failure', 'tensor_parallel_sizes',
+           'check_tensor_parallel', 'numa_nodes', 'cpu_binding', 'cpu_rope_agrees', 'rope_fix', 'bf16_speedup',
+           'fast_bf16', 'precision_reason', 'auto_dtype']
 
 # %% ../nbs/03a_engine.ipynb #0201086d
 @dataclass
 class EngineConfig:
     "How vLLM is started: the same for regeneration, evaluation and the load probe."
     tensor_parallel_size: int = 1        # GPUs one verifier is sharded over
-    max_model_len: int|None = None       # prompt + answer tokens per sequence; None:
-                                         # `context_length` (below)
+    max_model_len: int|None = None       # prompt + answer tokens per sequence; None: the
+                                         # verifier's (`Verifier.context_length`)
     gpu_memory_utilization: float = 0.9  # share of each GPU vLLM may take (ignored on CPU)
     enforce_eager: bool|None = None      # None: eager on CPU, CUDA graphs on a GPU
     seed: int = 0
@@ -45,16 +45,6 @@ class EngineConfig:
     def of(cls, x)->EngineConfig|None:
         "`x` as an `EngineConfig`: itself, None, or a dict of its fields (as JSON brings it back)."
         return cls(**x) if isinstance(x, dict) else x
-
-CPU_CONTEXT = 4096   # vLLM on a CPU keeps its KV cache in VLLM_CPU_KVCACHE_SPACE (2 GiB by default
-                     # here)
-
-def context_length(verifier:str|Path, most:int|None=None)->int:
-    """The verifier's context (`max_position_embeddings`, of its text model), at most `most`; by default all of it where a
-    GPU serves (a thinking answer runs to thousands of tokens), at most `CPU_CONTEXT` on a machine without one."""
-    most = most or (None if torch.cuda.is_available() else CPU_CONTEXT)
-    ctx = Verifier.of(verifier).text.get("max_position_embeddings") or most or CPU_CONTEXT
-    return min(most, ctx) if most else ctx
 
 # %% ../nbs/03a_engine.ipynb #5bf559a2
 VLLM_ENV = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0",  # engine in this process: no spawn guard needed,
@@ -86,7 +76,7 @@ class VLLMBar:
     def close(self): pass
 
 # %% ../nbs/03a_engine.ipynb #1e474aca
-def vllm_args(model:str|Path,                 # verifier directory or Hub id
+def vllm_args(model:Verifier,                 # the verifier
               dtype:str="float32",            # dtype vLLM serves in
               engine:EngineConfig|None=None,  # start-up options; None: the defaults
               draft:str|Path|None=None,       # an EAGLE-3 or DFlash draft directory: speculative
@@ -97,7 +87,7 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
     "The `vllm.LLM` arguments every stage starts vLLM with (but the model and dtype)."
     e = engine or EngineConfig()
     kw = dict(tensor_parallel_size=e.tensor_parallel_size,
-              max_model_len=e.max_model_len or context_length(model),
+              max_model_len=e.max_model_len or model.context_length(),
               seed=e.seed, trust_remote_code=e.trust_remote_code,
               enforce_eager=cpu if e.enforce_eager is None else e.enforce_eager)
     if not cpu: kw["gpu_memory_utilization"] = e.gpu_memory_utilization
@@ -107,7 +97,7 @@ def vllm_args(model:str|Path,                 # verifier directory or Hub id
     if draft and ptd_token(load_config(draft)) is not None:
         kw["speculative_config"]["parallel_drafting"] = True   # P-EAGLE: vLLM drafts all k tokens
                                                                # in one forward
-    if cpu and Verifier.of(model).mla and (b := cpu_mla_backend(dtype)):
+    if cpu and model.mla and (b := cpu_mla_backend(dtype)):
         kw["attention_config"] = {"backend": b}
         if draft and load_config(draft).get("kv_lora_rank"):   # vLLM picks a draft's backend anew:
                                                                # ask it the same
@@ -181,12 +171,11 @@ def mla_pair_line(dtype:str,            # the dtype vLLM serves in
             (f"declared by eagle3_nb's vLLM plugin ({BLOCK16}=0 turns it off)" if on else
              f"but {BLOCK16}=0 leaves vLLM's CPU attention without them: vLLM will refuse the pair") + f"; {moe}")
 
-def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException)->str:
+def vllm_failure(model:Verifier, dtype:str, draft:str|Path|None, e:BaseException)->str:
     """One line for a vLLM engine that did not start: vLLM's version, the verifier's architecture,
     the dtype and vLLM's words."""
     import vllm
-    try: arch = ", ".join(Verifier.of(model).config.get("architectures") or ["no architectures"])
-    except Exception: arch = "config unreadable"   # its own error was vLLM's to say
+    arch = ", ".join(model.config.get("architectures") or ["no architectures"])
     msg = " ".join(str(e).split())[:400] or type(e).__name__
     with_draft = f" with the EAGLE-3 draft {draft}" if draft else ""
     return (f"vLLM {vllm.__version__} could not start {model} ({arch}) in {dtype}{with_draft}: "
@@ -194,12 +183,12 @@ def vllm_failure(model:str|Path, dtype:str, draft:str|Path|None, e:BaseException
             "version, fix it and re-run (the run resumes)")
 
 # %% ../nbs/03a_engine.ipynb #233ef2b0
-def tensor_parallel_sizes(verifier:str|Path|dict, # the verifier (directory, config or Hub id)
-                          most:int=64,            # the largest size listed
+def tensor_parallel_sizes(verifier:Verifier,  # the verifier
+                          most:int=64,         # the largest size listed
                          )->list[int]:
     """The tensor-parallel sizes vLLM can shard the verifier over: its query heads divide by the
     size, its KV heads too."""
-    tc = Verifier.of(verifier).text
+    tc = verifier.text
     h = tc["num_attention_heads"]
     kv = tc.get("num_key_value_heads") or h
     return [n for n in range(1, most + 1) if h % n == 0 and (
@@ -208,7 +197,7 @@ def tensor_parallel_sizes(verifier:str|Path|dict, # the verifier (directory, con
 VOCAB_PADDING = 64   # vLLM pads a vocabulary to a multiple of this before it shards it over the
                      # ranks
 
-def check_tensor_parallel(verifier:str|Path|dict, # the verifier
+def check_tensor_parallel(verifier:Verifier,      # the verifier
                           size:int,               # `tensor_parallel_size`
                           draft:str|Path|dict|None=None, # a draft (directory or config) served
                                                          # beside it: its vocabulary is sharded too
@@ -217,7 +206,7 @@ def check_tensor_parallel(verifier:str|Path|dict, # the verifier
     draft's) heads over."""
     if size == 1: return
     if size not in (ok := tensor_parallel_sizes(verifier, max(64, size))):
-        tc = Verifier.of(verifier).text
+        tc = verifier.text
         h, kv = tc["num_attention_heads"], tc.get("num_key_value_heads") or tc["num_attention_heads"]
         raise Eagle3Error(f"tensor_parallel_size {size}: vLLM shards the verifier's {h} attention "
                           f"heads ({kv} key/value heads) evenly over the ranks; choose one of "
@@ -293,12 +282,12 @@ def cpu_rope_agrees(heads:int=4)->bool:
 # vLLM's PyTorch rope instead of its CPU kernel
 ROPE_FIX = {"compilation_config": {"custom_ops": ["-rotary_embedding"]}}
 
-def rope_fix(model:str|Path|dict,  # the verifier (directory, Hub id or config)
+def rope_fix(model:Verifier,       # the verifier
              cpu:bool=True,        # served on a CPU
             )->dict:
     """vLLM arguments that keep an MLA verifier's queries rotated right on a CPU whose vLLM rope
     kernel does not ({} else)."""
-    return ROPE_FIX if cpu and Verifier.of(model).mla and not cpu_rope_agrees() else {}
+    return ROPE_FIX if cpu and model.mla and not cpu_rope_agrees() else {}
 
 # %% ../nbs/03a_engine.ipynb #18e43b77
 @cache

@@ -41,7 +41,8 @@ def spec_metrics(metrics:list)->dict:
             "mean_acceptance_length": 1 + acc / max(drafts, 1),
             "per_position": [a / max(drafts, 1) for a in per]}
 
-def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
+def vllm_generate(verifier:Verifier|str|Path,     # the verifier (its directory or Hub id: read
+                                                    # here)
                   prompts:list,                     # user messages, one chat each
                   draft:str|Path|None=None,         # EAGLE-3 draft directory; None: plain decoding
                   k:int=SPEC_TOKENS,                # speculative tokens per step
@@ -57,6 +58,7 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
     """Greedy chat completions in vLLM, with an EAGLE-3 draft if given: texts, token ids, wall time,
     tokens/s, acceptance."""
     from vllm import SamplingParams
+    verifier = Verifier.of(verifier)   # an entry point: read once, passed on
     if states_out and draft:
         raise ValueError("states_out: the verifier's states come from a run without a draft")
     eng = EngineConfig.of(engine) or EngineConfig()
@@ -67,7 +69,7 @@ def vllm_generate(verifier:str|Path,              # verifier directory or Hub id
         cap = contextlib.nullcontext()
         if states_out:
             from eagle3_nb.vllm_extract import DecodeCapture
-            cap = DecodeCapture(Verifier.of(verifier),
+            cap = DecodeCapture(verifier,
                                 ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype,
                                 llm=llm)
         t = time.perf_counter()
@@ -180,7 +182,7 @@ def _answer_records(prompts:list, texts:list, prefix:str)->list[dict]:
              "messages": [{"role": "user", "content": p}, {"role": "assistant", "content": t.strip()}]}
             for i, (p, t) in enumerate(zip(prompts, texts))]
 
-def heldout_from_baseline(verifier:str|Path,  # verifier directory
+def heldout_from_baseline(verifier:Verifier,  # the verifier
                           prompts:list,         # the user messages of the baseline run
                           base:dict,            # `vllm_generate`'s result without a draft
                           out:str|Path,         # extraction directory (resumed)
@@ -271,7 +273,8 @@ def draft_sha256(draft:str|Path)->str:
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
-def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
+def evaluate_draft(verifier:Verifier|str|Path,   # the verifier (its directory or Hub id: read
+                                                 # here)
                    draft:str|Path,               # exported vLLM-native draft directory
                    prompts:list,                 # held-out user messages
                    heldout_data:str|Path|None,   # extracted greedy answers to `prompts`; None: the
@@ -292,7 +295,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
                   )->dict:
     """vLLM's speed with vs without the draft at each concurrency, its acceptance (pooled and per request), the offline
     estimate, plots and `summary.md` in `out`."""
-    out = Path(out)
+    out, verifier = Path(out), Verifier.of(verifier)   # an entry point: read once, passed on
     conf = read_json(Path(draft)/"config.json",
                      "pass the draft directory that `train` exported (RUN_DIR/train/draft)")
     counts = level_counts(list(concurrency), len(prompts), concurrency_prompts)
@@ -324,7 +327,7 @@ def evaluate_draft(verifier:str|Path,            # verifier directory or Hub id
     def hold(c:int):   # the baseline arm at the level serving the most prompts: its states stored
                        # as it decodes
         if not capture: return None
-        caps.append(DecodeCapture(Verifier.of(verifier), xc, ids, dtype, llm=engines["baseline"]))
+        caps.append(DecodeCapture(verifier, xc, ids, dtype, llm=engines["baseline"]))
         return caps[-1]
     try:
         sw = speed_sweep(engines, [[{"role": "user", "content": p}] for p in prompts],
@@ -376,7 +379,7 @@ def trained_draft(draft:str|Path,              # exported draft directory
     return load_draft(ck if ck.exists() else draft)   # an exported draft's embedding: the caller
                                                       # sets the verifier's
 
-def probe_acceptance(verifier:str|Path,          # verifier directory
+def probe_acceptance(verifier:Verifier|str|Path, # the verifier (its directory: read here)
                      draft:str|Path,             # exported draft directory, as vLLM will load it
                      prompts:list,               # user messages (a few held-out ones)
                      out:str|Path,               # scratch directory (extracted answers)
@@ -399,7 +402,7 @@ def probe_acceptance(verifier:str|Path,          # verifier directory
     from eagle3_nb.shards import ExtractConfig
     from eagle3_nb.extract import extract
     from eagle3_nb.verify import Finding
-    out = Path(out)
+    out, verifier = Path(out), Verifier.of(verifier)   # an entry point: read once, passed on
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype,
                          engine=engine)
     model, conf = trained_draft(draft, trained)

@@ -9,7 +9,6 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 from .core import torch_dtype
-from .derive import resolve_aux_layer_ids
 from .verifier import load_tokenizer, Verifier
 from .producers import parse_shard, part_dir, producer_share
 from .shards import (ExtractConfig, done_ids, read_conversations, write_manifest,
@@ -76,7 +75,7 @@ class HFCapture:
 
 # %% ../nbs/05b_extract.ipynb #36fda7f6
 def extract(conversations:str|Path|list, # regenerated JSONL (or records)
-            verifier:str|Path,            # verifier HF directory
+            verifier:Verifier|str|Path,   # the verifier (its HF directory: read here)
             out:str|Path,                 # output directory (resumed if it exists)
             cfg:ExtractConfig=ExtractConfig(), # shards, dtypes, lengths, device
             room=None,                    # room(nbytes) returns once a shard of nbytes may be
@@ -92,7 +91,7 @@ def extract(conversations:str|Path|list, # regenerated JSONL (or records)
     out.mkdir(parents=True, exist_ok=True)
     verifier = Verifier.of(verifier)   # an entry point: read once, passed on
     tc, tok = verifier.text, load_tokenizer(verifier, cfg.engine.trust_remote_code)
-    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, verifier.num_hidden_layers)
+    layer_ids = verifier.aux_layer_ids(cfg.layer_ids)
     man = write_manifest(out, verifier, cfg, layer_ids)
     done = done_ids(man)
     todo, ntok = [r for r in recs if r["id"] not in done], 0

@@ -12,11 +12,9 @@ import torch
 from filelock import FileLock
 from safetensors.torch import load_file, save_file
 from .core import Eagle3Error, atomic_write, read_json, torch_threads, write_json
-from .derive import resolve_aux_layer_ids
-from .verifier import Verifier
 from .engine import EngineConfig
 from .producers import parse_shard, part_dir, producer_share, read_jsonl_resumable
-from .verifier import load_tokenizer
+from .verifier import Verifier, load_tokenizer
 from .shards import (ExtractConfig, read_conversations, read_sample, shard_chunks,
                               token_bytes)
 from .extract import extract
@@ -27,7 +25,7 @@ __all__ = ['plan_stream', 'shard_bytes', 'disk_high_water', 'room', 'produce', '
 
 # %% ../nbs/07e_online.ipynb #7257b75f
 def plan_stream(recs:list,            # conversation records `{id, messages}`
-                verifier:str|Path,    # verifier directory
+                verifier:Verifier|str|Path, # the verifier (its directory: read here)
                 root:str|Path,        # the stream directory
                 cfg:ExtractConfig,    # shard size and length rules of the producers
                 parts:int=1,          # producers: each writes its seeded share (`producer_share`)
@@ -46,10 +44,10 @@ def plan_stream(recs:list,            # conversation records `{id, messages}`
                                   f"not {want[0]} in shards of {want[1]} from {want[2]}; use a new "
                                   "output directory")
             return plan
-        tok, tc = load_tokenizer(verifier, cfg.engine.trust_remote_code), Verifier.of(verifier).text
-        per = token_bytes(tc["hidden_size"],
-                          len(resolve_aux_layer_ids(cfg.layer_ids, tc["num_hidden_layers"])), cfg)
-        counts, of_part = torch.zeros(tc["vocab_size"], dtype=torch.long), []
+        v = Verifier.of(verifier)
+        tok = load_tokenizer(v, cfg.engine.trust_remote_code)
+        per = token_bytes(v.hidden_size, len(v.aux_layer_ids(cfg.layer_ids)), cfg)
+        counts, of_part = torch.zeros(v.vocab_size, dtype=torch.long), []
         for i in range(parts):   # each producer's shards, with `extract`'s skip rules
             of_part.append([])
             for _, got, _ in shard_chunks(tok, producer_share(recs, i, parts, cfg.engine.seed), cfg,
@@ -112,7 +110,8 @@ def room(root:Path, most:int, poll:float, nbytes:int, part:tuple=(0, 1)):
 
 # %% ../nbs/07e_online.ipynb #7fec0df1
 def produce(conversations:str|Path,   # regenerated JSONL
-            verifier:str|Path,         # verifier directory
+            verifier:Verifier|str|Path, # the verifier (its directory: read here, once for every
+                                        # pass)
             root:str|Path,             # the stream directory (pass_E/ inside)
             cfg:ExtractConfig,         # how hidden states are captured; `shard` I/N: producer I of
                                        # N, its share
@@ -124,6 +123,7 @@ def produce(conversations:str|Path,   # regenerated JSONL
     """Extract every conversation (or producer I of N's share) `passes` times into `root/pass_E`,
     within `most` bytes."""
     root, recs, part = Path(root), read_jsonl_resumable(Path(conversations)), parse_shard(cfg.shard)
+    verifier = Verifier.of(verifier)
     for e in range(passes):
         extract(recs, verifier, root/f"pass_{e}", cfg,
                 room=partial(room, root, most // part[1], poll, part=part))
@@ -230,7 +230,7 @@ def core_split(threads:int)->tuple[int, int]:
     return max(1, threads // 2), threads - threads // 2
 
 def train_online(conversations:str|Path,            # regenerated JSONL
-                 verifier:str|Path,                  # verifier directory
+                 verifier:Verifier|str|Path,         # the verifier (its directory: read here)
                  config,                             # the derived draft config (`LlamaConfig`)
                  out:str|Path,                       # OUT/stream (the window of shards) and
                                                      # OUT/train (as `train`)
@@ -253,7 +253,7 @@ def train_online(conversations:str|Path,            # regenerated JSONL
     if extract_cfg.layer_ids and list(extract_cfg.layer_ids) != ids:
         raise Eagle3Error(f"extract layer_ids {extract_cfg.layer_ids} != the draft config's aux "
                           f"layers {ids}; derive the config with the layers to extract")
-    extract_cfg = replace(extract_cfg, layer_ids=ids)
+    extract_cfg, verifier = replace(extract_cfg, layer_ids=ids), Verifier.of(verifier)
     # a missing or empty conversations file fails here, not later in a producer
     plan_stream(read_conversations(Path(conversations)), verifier, root, extract_cfg, producers)
     most, passes = int(max_disk_gb * 2**30), math.ceil(train_cfg.epochs)

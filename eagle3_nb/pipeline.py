@@ -19,8 +19,7 @@ from .derive import DraftAttention   # named by the annotations of RunConfig's g
                                               # __init__ (its signature)
 from .verifier import Verifier
 from .core import ANSWER_TOKENS, HELDOUT_PROMPTS, K_SWEEP, SPEC_TOKENS, logger
-from .engine import (EngineConfig, auto_dtype, check_tensor_parallel, context_length,
-                              precision_reason)
+from .engine import EngineConfig, auto_dtype, check_tensor_parallel, precision_reason
 from .speed import CONCURRENCY, level_counts
 from .prompts import prompt_records, sampled_copies
 from .regeneration import RegenConfig, regenerate
@@ -172,8 +171,8 @@ def resolved(cfg:RunConfig)->RunConfig:
     ev = serving_dtype(v, dev, cfg.eval_dtype)
     if dev == "cpu" and v.mla:   # the data stage: the verifier alone, in a dtype vLLM's MLA takes
         data = mla_dtype(v, data, auto=cfg.data_dtype == "auto", draft=False)[0]
-    eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or context_length(v))
-    max_len = context_length(v, most=cfg.extract.max_len)   # never past the verifier's context
+    eng = replace(cfg.engine, max_model_len=cfg.engine.max_model_len or v.context_length())
+    max_len = v.context_length(most=cfg.extract.max_len)   # never past the verifier's context
     cap = capture_of(cfg.capture, cfg.regenerate.backend, eng, dev)[0]
     return replace(cfg, verifier=v, device=dev, data_dtype=data, eval_dtype=ev, engine=eng,
                    capture=cap,
@@ -240,7 +239,7 @@ def preflight_verifier(cfg:RunConfig)->list[str]:
                      "verifier's Hub repository into it")
     ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
     if not ok: probs.append(why)
-    ctx = context_length(v, most=cfg.engine.max_model_len)
+    ctx = v.context_length(most=cfg.engine.max_model_len)
     if cfg.engine.max_model_len > ctx:
         probs.append(f"engine.max_model_len {cfg.engine.max_model_len} is past the verifier's "
                      f"context ({ctx} tokens): vLLM refuses to start the verifier with it; lower "

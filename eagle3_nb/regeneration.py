@@ -12,7 +12,8 @@ from tqdm.auto import tqdm
 from .core import Eagle3Error, setting
 from .producers import (answer_parts, parse_shard, part_path, producer_share,
                                  read_jsonl_resumable)
-from .engine import EngineConfig, VLLMBar, context_length, vllm_engine
+from .engine import EngineConfig, VLLMBar, vllm_engine
+from .verifier import Verifier, load_tokenizer
 
 # %% auto #0
 __all__ = ['RegenConfig', 'read_answers', 'first_turn', 'answer_record', 'regenerate', 'within_context', 'batches_of',
@@ -90,13 +91,14 @@ def answer_record(r:dict,           # the prompt record `{id, messages}`
             "answer_ids": list(answer_ids)}
 
 def regenerate(records:list,                  # prompt records `{id, messages}`
-               verifier:str|Path,             # verifier directory or Hub id
+               verifier:Verifier|str|Path,    # the verifier (its directory or Hub id: read here)
                out:str|Path,                  # JSONL file, appended to (a re-run resumes)
                cfg:RegenConfig=RegenConfig(), # engine, sampling and batch settings
               )->Path:
     """Append the verifier's answers to `out` (JSONL of `answer_record`s; a producer's to its part),
     skipping ids there."""
     # a record's own "temperature" (see `sampled_copies`) wins over cfg.temperature
+    verifier = Verifier.of(verifier)   # a stage's entry point: read once, passed on
     i, n = parse_shard(cfg.shard)
     records, out = producer_share(records, i, n, cfg.engine.seed), part_path(Path(out), i, n)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -113,8 +115,7 @@ def regenerate(records:list,                  # prompt records `{id, messages}`
 
 # %% ../nbs/05_regeneration.ipynb #c58068c4
 def within_context(records:list,           # prompt records `{id, messages}`
-                   verifier:str|Path,      # verifier directory or Hub id (its tokenizer and chat
-                                           # template)
+                   verifier:Verifier,      # the verifier (its tokenizer and chat template)
                    engine:EngineConfig=EngineConfig(), # its context, trust_remote_code and the
                                                        # template switches
                    max_len:int|None=None,  # prompt + answer tokens; None: the engine's
@@ -122,8 +123,7 @@ def within_context(records:list,           # prompt records `{id, messages}`
                   )->list:
     """The records whose rendered prompt leaves room for an answer in `max_len` tokens; the others
     named in a warning."""
-    from eagle3_nb.verifier import load_tokenizer
-    max_len = max_len or engine.max_model_len or context_length(verifier)
+    max_len = max_len or engine.max_model_len or verifier.context_length()
     tok = load_tokenizer(verifier, engine.trust_remote_code)
     size = lambda r: len(tok.apply_chat_template(first_turn(r["messages"]), add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, **engine.chat_template_kwargs)["input_ids"])
@@ -152,7 +152,7 @@ def _hf_generate(todo, verifier, cfg, bar):
     tok.padding_side = "left"
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token   # Llama-3 tokenizers have none; padded positions are masked
-    ctx = cfg.engine.max_model_len or context_length(verifier)
+    ctx = cfg.engine.max_model_len or verifier.context_length()
     for batch in batches_of(todo, cfg, cfg.batch_size):
         chats, t = [first_turn(r["messages"]) for r in batch], _temperature(batch[0], cfg)
         enc = tok.apply_chat_template(chats, add_generation_prompt=True, padding=True,

@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from .core import Eagle3Error, logger, write_json
 from .engine import EngineConfig, VLLMBar, vllm_engine
 from .producers import read_jsonl_resumable
-from .verifier import load_tokenizer
+from .verifier import Verifier, load_tokenizer
 _log = logger("self_prompts")
 
 # %% auto #0
@@ -82,8 +82,8 @@ def rejected(text:str, finished:bool, cfg:SelfPromptConfig, held:set)->str|None:
     return None
 
 # %% ../nbs/04a_self_prompts.ipynb #c0135edb
-def self_prompts(verifier:str|Path,                    # verifier directory or Hub id (with a chat
-                                                       # template)
+def self_prompts(verifier:Verifier|str|Path,           # the verifier (its directory or Hub id, with
+                                                       # a chat template: read here)
                  n:int,                                # prompts wanted
                  out:str|Path,                         # JSONL of prompt records; kept and extended
                                                        # by a re-run
@@ -94,7 +94,8 @@ def self_prompts(verifier:str|Path,                    # verifier directory or H
     """`n` user turns the verifier writes itself (Magpie), filtered and deduplicated, as prompt
     records in `out`."""
     from vllm import SamplingParams, TokensPrompt
-    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+    out, verifier = Path(out), Verifier.of(verifier)   # an entry point: read once, passed on
+    out.parent.mkdir(parents=True, exist_ok=True)
     kept = read_jsonl_resumable(out)
     if len(kept) >= n: return out
     tok = load_tokenizer(verifier, bool(cfg.engine and cfg.engine.trust_remote_code))
@@ -143,7 +144,7 @@ def source_records(source:str,                # "self", "default", a file or dat
                                               # joined by "+"
                    n:int,                     # prompts in all (0: all of a fixed source; "self"
                                               # needs a number)
-                   verifier:str|Path,         # the verifier that writes the "self" prompts
+                   verifier:Verifier|str|Path, # the verifier that writes the "self" prompts
                    store:str|Path,            # directory for self_prompts.jsonl (and its stats)
                    held_out:list|tuple=(),    # held-out prompt texts self-written prompts must not
                                               # echo

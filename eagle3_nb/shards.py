@@ -82,7 +82,7 @@ class ExtractConfig:
     layer_ids: list|None = setting(None, derived=True, decided=True) # vLLM convention (input of
                                         # layer k); default [2, L//2, L-3]
     max_len: int|None = None     # tokens per sample; None: the verifier's context
-                                 # (`context_length`), thinking answers whole
+                                 # (`Verifier.context_length`), thinking answers whole
     overlong: str = "truncate"   # or "drop": what happens to samples longer than max_len (both are
                                  # counted)
     dtype: str = "bfloat16"      # storage dtype: half the bytes of float32, plenty for training

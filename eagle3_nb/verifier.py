@@ -12,7 +12,8 @@ from .core import CheckpointError, Eagle3Error, read_json
 from .reference import check_config, load_config
 
 # %% auto #0
-__all__ = ['MLA_FIELDS', 'is_mla', 'need', 'Verifier', 'remote_code_files', 'load_tokenizer']
+__all__ = ['MLA_FIELDS', 'CPU_CONTEXT', 'is_mla', 'need', 'default_aux_layer_ids', 'check_aux_layer_ids', 'resolve_aux_layer_ids',
+           'Verifier', 'remote_code_files', 'load_tokenizer']
 
 # %% ../nbs/01a_verifier.ipynb #346b4705
 def _text_part(config:dict,                  # a verifier's config.json
@@ -39,7 +40,38 @@ def need(tc:dict, k:str):
                               "Add it to the config (copy it from the model card) and retry")
     return tc[k]
 
+# %% ../nbs/01a_verifier.ipynb #1ff3cd09
+def default_aux_layer_ids(num_hidden_layers:int)->list[int]:
+    """vLLM's default EAGLE-3 aux layers, inputs of layers `[2, L//2, L-3]`; for shallow verifiers
+    three distinct ones."""
+    L = num_hidden_layers
+    if L < 3: raise CheckpointError(f"a verifier with {L} layers has no three distinct aux layers; "
+                                    f"pass aux_layer_ids (e.g. {list(range(L))}) explicitly")
+    ids = [2, L // 2, L - 3]
+    if ids == sorted(set(ids)): return ids
+    return [0, 1, 2] if L == 3 else [1, L // 2, L - 1]   # vLLM's rule repeats or reverses a layer
+                                                         # below 7
+
+def check_aux_layer_ids(ids:list, num_hidden_layers:int)->list[int]:
+    "The ids, checked against the verifier's depth (vLLM convention: input of decoder layer k)."
+    bad = [k for k in ids if not 0 <= k < num_hidden_layers]
+    if bad:
+        raise CheckpointError(f"aux layer ids {bad} are out of range for a verifier with "
+                              f"{num_hidden_layers} layers (valid 0..{num_hidden_layers - 1}: "
+                              "input of decoder layer k); the default is "
+                              f"{default_aux_layer_ids(num_hidden_layers)}")
+    if len(set(ids)) != len(ids):
+        raise CheckpointError(f"aux layer ids {ids} repeat a layer; give distinct ids")
+    return list(ids)
+
+def resolve_aux_layer_ids(ids:list|None, num_hidden_layers:int)->list[int]:
+    "The given ids, else the default, checked: the one place a stage picks its aux layers."
+    return check_aux_layer_ids(ids or default_aux_layer_ids(num_hidden_layers), num_hidden_layers)
+
 # %% ../nbs/01a_verifier.ipynb #80af51fe
+CPU_CONTEXT = 4096   # vLLM on a CPU keeps its KV cache in VLLM_CPU_KVCACHE_SPACE (2 GiB by default
+                     # here)
+
 @dataclass(frozen=True)
 class Verifier:
     """A verifier read and checked once: where it is, its config.json, its language model's fields;
@@ -75,7 +107,19 @@ class Verifier:
     @property
     def vocab_size(self)->int: return need(self.text, "vocab_size")
     @property
+    def hidden_size(self)->int: return need(self.text, "hidden_size")
+    @property
     def mla(self)->bool: return is_mla(self.text)
+    def aux_layer_ids(self, ids:list|None=None)->list[int]:
+        "`ids` checked against its depth, else its default aux layers (`resolve_aux_layer_ids`)."
+        return resolve_aux_layer_ids(ids, self.num_hidden_layers)
+    def context_length(self, most:int|None=None)->int:
+        """Its context (`max_position_embeddings`), at most `most`; by default all of it where a GPU
+        serves (a thinking answer runs to thousands of tokens), at most `CPU_CONTEXT` on a CPU."""
+        import torch
+        most = most or (None if torch.cuda.is_available() else CPU_CONTEXT)
+        ctx = self.text.get("max_position_embeddings") or most or CPU_CONTEXT
+        return min(most, ctx) if most else ctx
 
 # %% ../nbs/01a_verifier.ipynb #7aa4f755
 def remote_code_files(path:str|Path)->list[str]:

@@ -15,9 +15,8 @@ from .vllm_internals import (CONNECTOR_MODULE, in_process_core, in_process_runne
                                       wrap_model_forward)
 from .core import Eagle3Error, atomic_write, logger, read_tensors, torch_dtype
 from .reference import load_tensor_table
-from .derive import resolve_aux_layer_ids
 from .verifier import Verifier
-from .engine import EngineConfig, VLLMBar, context_length, vllm_engine, vllm_env
+from .engine import EngineConfig, VLLMBar, vllm_engine, vllm_env
 from .regeneration import (RegenConfig, batches_of, first_turn, answer_record,
                                     sampling_params, vllm_answer, within_context)
 from .producers import (parse_shard, part_dir, part_path, producer_share,
@@ -33,21 +32,25 @@ __all__ = ['NOT_TEXT', 'hidden_states_engine', 'drain', 'verifier_head', 'VLLMCa
 
 # %% ../nbs/05c_vllm_extract.ipynb #751a8957
 def hidden_states_engine(verifier:Verifier,   # the verifier
-                         layer_ids:list,      # hidden states to store, vLLM's ids (k: input of
-                                              # decoder layer k; L: last output)
+                         layer_ids:list,      # aux states to store, vLLM's ids (k: input of
+                                              # decoder layer k); the last output follows
                          store:str|Path,      # directory vLLM writes one safetensors file per
                                               # request into
                          dtype:str="float32", # dtype vLLM runs the verifier in
                          engine=None):        # `EngineConfig`: tensor parallelism, context length
-    """A `vllm.LLM` that stores the verifier's hidden states at `layer_ids` for every request it
-    serves."""
+    """A `vllm.LLM` that stores the verifier's hidden states at `layer_ids` and its last layer's
+    output for every request it serves; one line where this vLLM cannot."""
     from vllm.platforms import current_platform
+    from eagle3_nb.vllm_support import vllm_eagle3_support
+    ok, why = vllm_eagle3_support(verifier.config.get("architectures") or [])
+    if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; "
+                                 "or extract with backend='transformers'")
     conn = ({"kv_connector": "CPUHiddenStatesConnector", "kv_connector_module_path": CONNECTOR_MODULE}
             # GPU: vLLM's own
             if current_platform.is_cpu() else {"kv_connector": "ExampleHiddenStatesConnector"})
     spec = {"method": "extract_hidden_states", "num_speculative_tokens": 1,
-            "draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": list(
-                layer_ids)}}}
+            "draft_model_config": {"hf_config": {"eagle_aux_hidden_state_layer_ids": [
+                *layer_ids, verifier.num_hidden_layers]}}}
     kv = conn | {"kv_role": "kv_producer",
                  "kv_connector_extra_config": {"shared_storage_path": str(store)}}
     extra = {"speculative_config": spec, "kv_transfer_config": kv, "enable_prefix_caching": False}
@@ -94,20 +97,14 @@ class VLLMCapture:
     """The vLLM backend of `extract`: prefill-only requests whose hidden states vLLM's connector
     stores, one file each."""
     def __init__(self, verifier:Verifier, cfg:ExtractConfig, layer_ids:list, store:str|Path):
-        from eagle3_nb.vllm_support import vllm_eagle3_support
         v = verifier
-        ok, why = vllm_eagle3_support(v.config.get("architectures") or [])
-        if not ok: raise Eagle3Error(f"vLLM cannot extract hidden states from {verifier}: {why}; "
-                                     "or extract with backend='transformers'")
-        L = v.num_hidden_layers
         self.verifier, self.store, self.n, self.dt = v, Path(
             store), len(layer_ids), torch_dtype(cfg.dtype)
         self.layer_ids = list(layer_ids)
         shutil.rmtree(self.store, ignore_errors=True)   # a killed run's per-request files are never
                                                         # read
-        ctx = cfg.engine.max_model_len or context_length(verifier,
-                                                         most=cfg.max_len and cfg.max_len + 1)
-        self.llm = hidden_states_engine(verifier, list(layer_ids) + [L], self.store,
+        ctx = cfg.engine.max_model_len or v.context_length(most=cfg.max_len and cfg.max_len + 1)
+        self.llm = hidden_states_engine(verifier, layer_ids, self.store,
                                         cfg.compute_dtype,
                                         replace(cfg.engine, max_model_len=ctx))
     def head(self)->dict: return verifier_head(self.verifier)
@@ -197,7 +194,7 @@ class DecodeCapture:
                               "capture='connector'")
         v = verifier
         L = v.num_hidden_layers
-        layer_ids = resolve_aux_layer_ids(layer_ids, L)
+        layer_ids = v.aux_layer_ids(layer_ids)
         self.verifier, self.dt = v, torch_dtype(cfg.dtype)
         self.layer_ids, self.n = list(layer_ids), len(layer_ids)
         self.llm = llm or vllm_engine(verifier, dtype, cfg.engine,
@@ -262,9 +259,10 @@ class DecodeCapture:
         del self.llm, self.runner; gc.collect()
 
 # %% ../nbs/05c_vllm_extract.ipynb #776d7632
-def _chunk(rcfg:RegenConfig, n:int, H:int, dtype)->int:
-    """Requests per generate call: 512 (fewer half-empty decoding tails), fewer where their states
-    would pass ~4 GB of RAM."""
+def _chunk(rcfg:RegenConfig, cap:DecodeCapture|VLLMCapture)->int:
+    """Requests per generate call: 512 (fewer half-empty decoding tails), fewer where the states
+    `cap` keeps would pass ~4 GB of RAM."""
+    n, H, dtype = cap.n, cap.verifier.hidden_size, cap.dt
     per = (rcfg.max_new_tokens + 512) * (n + 1) * H * torch.empty(0, dtype=dtype).element_size()
     return max(1, min(512, int(4e9 // per)))
 
@@ -337,7 +335,10 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
     out = part_dir(Path(out), i, n); out.mkdir(parents=True, exist_ok=True)
     verifier = Verifier.of(verifier)   # an entry point: read once, passed on
     cfg = replace(cfg, backend="vllm", compute_dtype=rcfg.dtype)   # one engine
-    layer_ids = resolve_aux_layer_ids(cfg.layer_ids, verifier.num_hidden_layers)
+    layer_ids = verifier.aux_layer_ids(cfg.layer_ids)
+    ctx = cfg.engine.max_model_len or verifier.context_length()   # the whole context: answers are
+                                                                 # not cut at max_len
+    cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=ctx))
     man = write_manifest(out, verifier, cfg, layer_ids, answers="as generated")
     done = done_ids(man)
     if dropped := keep_stored(Path(conversations), done):
@@ -345,16 +346,13 @@ def regenerate_and_extract(records:list,             # prompt records `{id, mess
                   "wrote; they are made again")
     todo = [r for r in records if r["id"] not in done]
     if not todo: return summarize(out)
-    ctx = cfg.engine.max_model_len or context_length(verifier)   # the whole context: answers are
-                                                                 # not cut at max_len
-    cfg = replace(cfg, engine=replace(cfg.engine, max_model_len=ctx))
     if not (todo := within_context(todo, verifier, cfg.engine)): return summarize(out)
     decode = capture == "decode" or (capture == "auto" and decode_capture_possible(cfg.engine))
     cap = (DecodeCapture(verifier, cfg, layer_ids, rcfg.dtype) if decode
            else VLLMCapture(verifier, cfg, layer_ids, out/".vllm_states"))
+    size = _chunk(rcfg, cap)
     extra = {} if decode else {"extra_args": {"kv_transfer_params": {
         "include_output_tokens": True}}}
-    size = _chunk(rcfg, len(layer_ids), verifier.text["hidden_size"], cap.dt)
     with cap, open(conversations, "a") as f, tqdm(total=len(todo), desc="regenerate+extract", unit="prompt") as bar:
         for batch in batches_of(todo, rcfg, size):
             msgs, params = [first_turn(r["messages"]) for r in batch], sampling_params(batch, rcfg,
