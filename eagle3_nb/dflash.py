@@ -22,25 +22,30 @@ __all__ = ['BLOCK_SIZE', 'GAMMA', 'target_layer_ids', 'dflash_config', 'dflash_s
            'load_dflash', 'dflash_aux_ids', 'collate', 'train_dflash', 'dflash_problems']
 
 # %% ../nbs/06c_dflash.ipynb #dcb1b1ae
-BLOCK_SIZE = 16                    # the anchor and 15 masked slots: the published DFlash drafts' block
+BLOCK_SIZE = 16   # the published DFlash drafts' block: the anchor and 15 masked slots
 
 def target_layer_ids(aux_layer_ids:list)->list[int]:
-    "DFlash's `target_layer_ids` (output of decoder layer k) for aux ids in vLLM's convention (input of layer k)."
+    """DFlash's `target_layer_ids` (output of decoder layer k) for aux ids in vLLM's convention
+    (input of layer k)."""
     if min(aux_layer_ids) < 1:
-        raise Eagle3Error(f"aux layer ids {aux_layer_ids}: a DFlash draft reads outputs of decoder layers, so "
-                          "aux id 0 (the embeddings) has no DFlash id; choose ids >= 1")
+        raise Eagle3Error(f"aux layer ids {aux_layer_ids}: a DFlash draft reads outputs of decoder "
+                          "layers, so aux id 0 (the embeddings) has no DFlash id; choose ids >= 1")
     return [i - 1 for i in aux_layer_ids]
 
 # %% ../nbs/06c_dflash.ipynb #90c4cbef
 def dflash_config(verifier,                        # a verifier config, directory or `Verifier`
-                  block_size:int=BLOCK_SIZE,       # query slots a forward: the anchor and block_size - 1 masks
+                  block_size:int=BLOCK_SIZE,       # query slots a forward: the anchor and
+                                                   # block_size - 1 masks
                   num_hidden_layers:int=1,         # the draft's decoder layers
-                  aux_layer_ids:list|None=None,    # the verifier states it reads (vLLM's ids); None: the default
-                  mask_token_id:int|None=None,     # the masked slots' token; None: a reserved token of `tokenizer`
+                  aux_layer_ids:list|None=None,    # the verifier states it reads (vLLM's ids);
+                                                   # None: the default
+                  mask_token_id:int|None=None,     # the masked slots' token; None: a reserved token
+                                                   # of `tokenizer`
                   tokenizer=None,                  # the verifier's tokenizer (for the mask token)
                   causal:bool=False,               # causal attention within a block (DFlash: no)
-                  draft_vocab_size:int|None=None,  # tokens the draft predicts (the data's most frequent,
-                                                   # `d2t`); None: the verifier's whole vocabulary
+                  draft_vocab_size:int|None=None,  # tokens the draft predicts (the data's most
+                                                   # frequent, `d2t`); None: the verifier's whole
+                                                   # vocabulary
                  )->dict:
     "A DFlash draft's config.json for `verifier`, every field vLLM reads written out."
     v = Verifier.of(verifier)
@@ -48,24 +53,32 @@ def dflash_config(verifier,                        # a verifier config, director
     hd, _ = resolve_head_dim(tc)
     ids = list(aux_layer_ids or v.aux_layer_ids())
     if max(ids) >= L:
-        raise Eagle3Error(f"aux layer ids {ids}: the verifier has {L} layers; choose ids in 1..{L - 1}")
-    mask = mask_token_id if mask_token_id is not None else (reserved_token(tokenizer) if tokenizer else None)
+        raise Eagle3Error(f"aux layer ids {ids}: the verifier has {L} layers; choose ids in "
+                          f"1..{L - 1}")
+    mask = mask_token_id
+    if mask is None and tokenizer is not None: mask = reserved_token(tokenizer)
     if mask is None:
-        raise Eagle3Error("a DFlash draft needs a mask token: pass mask_token_id (a token chat data never "
-                          "holds, e.g. a reserved special token) or the verifier's tokenizer")
+        raise Eagle3Error("a DFlash draft needs a mask token: pass mask_token_id (a token chat "
+                          "data never holds, e.g. a reserved special token) or the verifier's "
+                          "tokenizer")
     if not 0 <= mask < v.vocab_size:
-        raise Eagle3Error(f"mask_token_id {mask} is outside the verifier's vocabulary (0..{v.vocab_size - 1})")
-    if block_size < 2: raise Eagle3Error(f"block_size {block_size}: at least 2 (the anchor and one mask)")
+        raise Eagle3Error(f"mask_token_id {mask} is outside the verifier's vocabulary "
+                          f"(0..{v.vocab_size - 1})")
+    if block_size < 2:
+        raise Eagle3Error(f"block_size {block_size}: at least 2 (the anchor and one mask)")
     V = v.vocab_size
     dv = {"draft_vocab_size": draft_vocab_size} if draft_vocab_size and draft_vocab_size < V else {}
-    theta = float(tc.get("rope_theta") or (tc.get("rope_parameters") or {}).get("rope_theta") or 10000.0)
+    rope_params = tc.get("rope_parameters") or {}
+    theta = float(tc.get("rope_theta") or rope_params.get("rope_theta") or 10000.0)
     H = tc["hidden_size"]
     return {"architectures": [DFLASH_ARCH], "model_type": "qwen3",
-            "hidden_size": H, "target_hidden_size": H, "num_attention_heads": tc["num_attention_heads"],
+            "hidden_size": H, "target_hidden_size": H,
+            "num_attention_heads": tc["num_attention_heads"],
             "num_key_value_heads": tc.get("num_key_value_heads") or tc["num_attention_heads"],
             "head_dim": hd, "intermediate_size": tc["intermediate_size"], "hidden_act": "silu",
             "num_hidden_layers": num_hidden_layers, "rms_norm_eps": tc["rms_norm_eps"],
-            "vocab_size": v.vocab_size, "max_position_embeddings": tc.get("max_position_embeddings", 8192),
+            "vocab_size": v.vocab_size,
+            "max_position_embeddings": tc.get("max_position_embeddings", 8192),
             "rope_theta": theta, "rope_parameters": {"rope_type": "default", "rope_theta": theta},
             "attention_bias": False, "tie_word_embeddings": False, "block_size": block_size,
             "dflash_config": {"target_layer_ids": target_layer_ids(ids), "mask_token_id": mask,
@@ -76,21 +89,27 @@ def dflash_shapes(cfg:dict)->dict[str, tuple]:
     "Each tensor of a DFlash checkpoint and its shape, from its config."
     H, nh, hd, I = cfg["hidden_size"], cfg["num_attention_heads"], cfg["head_dim"], cfg["intermediate_size"]
     kv, n = cfg["num_key_value_heads"], len(cfg["dflash_config"]["target_layer_ids"])
-    t = {"fc.weight": (H, n * (cfg.get("target_hidden_size") or H)), "hidden_norm.weight": (H,), "norm.weight": (H,)}
-    if (dv := cfg.get("draft_vocab_size")) and dv < cfg["vocab_size"]:   # its own head on those rows
+    t = {"fc.weight": (H, n * (cfg.get("target_hidden_size") or H)), "hidden_norm.weight": (H,),
+         "norm.weight": (H,)}
+    # its own head on those rows
+    if (dv := cfg.get("draft_vocab_size")) and dv < cfg["vocab_size"]:
         t |= {"lm_head.weight": (dv, H), "d2t": (dv,)}
     for i in range(cfg["num_hidden_layers"]):
         p = f"layers.{i}."
-        t |= {p + "self_attn.q_proj.weight": (nh * hd, H), p + "self_attn.k_proj.weight": (kv * hd, H),
-              p + "self_attn.v_proj.weight": (kv * hd, H), p + "self_attn.o_proj.weight": (H, nh * hd),
+        t |= {p + "self_attn.q_proj.weight": (nh * hd, H),
+              p + "self_attn.k_proj.weight": (kv * hd, H),
+              p + "self_attn.v_proj.weight": (kv * hd, H),
+              p + "self_attn.o_proj.weight": (H, nh * hd),
               p + "self_attn.q_norm.weight": (hd,), p + "self_attn.k_norm.weight": (hd,),
-              p + "mlp.gate_proj.weight": (I, H), p + "mlp.up_proj.weight": (I, H), p + "mlp.down_proj.weight": (H, I),
+              p + "mlp.gate_proj.weight": (I, H), p + "mlp.up_proj.weight": (I, H),
+              p + "mlp.down_proj.weight": (H, I),
               p + "input_layernorm.weight": (H,), p + "post_attention_layernorm.weight": (H,)}
     return t
 
 # %% ../nbs/06c_dflash.ipynb #b0318308
 def rope(x:torch.Tensor, pos:torch.Tensor, theta:float)->torch.Tensor:
-    "x (B, heads, S, d) rotated at positions pos (B, S), neox layout (halves), as vLLM's DFlash layers rotate."
+    """x (B, heads, S, d) rotated at positions pos (B, S), neox layout (halves), as vLLM's DFlash
+    layers rotate."""
     d = x.shape[-1]
     inv = 1.0 / theta ** (torch.arange(0, d, 2, device=x.device, dtype=torch.float32) / d)
     f = pos.float()[:, None, :, None] * inv                               # (B, 1, S, d/2)
@@ -107,42 +126,53 @@ class DFlashLayer(nn.Module):
         self.theta = cfg["rope_theta"]
         self.self_attn = nn.Module()
         a = self.self_attn
-        a.q_proj, a.o_proj = nn.Linear(H, self.nh * hd, bias=False), nn.Linear(self.nh * hd, H, bias=False)
-        a.k_proj, a.v_proj = nn.Linear(H, self.nkv * hd, bias=False), nn.Linear(H, self.nkv * hd, bias=False)
+        a.q_proj = nn.Linear(H, self.nh * hd, bias=False)
+        a.k_proj = nn.Linear(H, self.nkv * hd, bias=False)
+        a.v_proj = nn.Linear(H, self.nkv * hd, bias=False)
+        a.o_proj = nn.Linear(self.nh * hd, H, bias=False)
         a.q_norm, a.k_norm = nn.RMSNorm(hd, eps=eps), nn.RMSNorm(hd, eps=eps)
         self.mlp = nn.Module()
-        self.mlp.gate_proj, self.mlp.up_proj = nn.Linear(H, I, bias=False), nn.Linear(H, I, bias=False)
+        self.mlp.gate_proj = nn.Linear(H, I, bias=False)
+        self.mlp.up_proj = nn.Linear(H, I, bias=False)
         self.mlp.down_proj = nn.Linear(I, H, bias=False)
-        self.input_layernorm, self.post_attention_layernorm = nn.RMSNorm(H, eps=eps), nn.RMSNorm(H, eps=eps)
+        self.input_layernorm = nn.RMSNorm(H, eps=eps)
+        self.post_attention_layernorm = nn.RMSNorm(H, eps=eps)
     def kv(self, x:torch.Tensor, pos:torch.Tensor)->tuple:
         "Keys (k-normed, rotated) and values of x (B, S, H) at pos (B, S): (B, kv, S, hd) each."
         a, (B, S, _) = self.self_attn, x.shape
         k = a.k_norm(a.k_proj(x).view(B, S, self.nkv, self.hd)).transpose(1, 2)
         return rope(k, pos, self.theta), a.v_proj(x).view(B, S, self.nkv, self.hd).transpose(1, 2)
     def forward(self, h, pos, ctx, ctx_pos, allow):
-        "h (B, Q, H) the query slots at pos (B, Q); ctx (B, T, H) the normed context; allow (B, Q, T + Q)."
+        """h (B, Q, H) the query slots at pos (B, Q); ctx (B, T, H) the normed context; allow (B, Q,
+        T + Q)."""
         a, (B, Q, _) = self.self_attn, h.shape
         x = self.input_layernorm(h)
-        q = rope(a.q_norm(a.q_proj(x).view(B, Q, self.nh, self.hd)).transpose(1, 2), pos, self.theta)
+        q = rope(a.q_norm(a.q_proj(x).view(B, Q, self.nh, self.hd)).transpose(1, 2), pos,
+                 self.theta)
         (kc, vc), (kq, vq) = self.kv(ctx, ctx_pos), self.kv(x, pos)
         o = F.scaled_dot_product_attention(q, torch.cat([kc, kq], 2), torch.cat([vc, vq], 2),
-                                           attn_mask=allow[:, None], enable_gqa=True)   # (B, nh, Q, hd)
+                                           attn_mask=allow[:, None], enable_gqa=True)
+    # o: (B, nh, Q, hd)
         h = h + a.o_proj(o.transpose(1, 2).reshape(B, Q, self.nh * self.hd))
         x = self.post_attention_layernorm(h)
         return h + self.mlp.down_proj(F.silu(self.mlp.gate_proj(x)) * self.mlp.up_proj(x))
 
 # %% ../nbs/06c_dflash.ipynb #ad6bb588
 class DFlashDraft(nn.Module):
-    "A DFlash draft: `fc` and `hidden_norm` over the verifier's states, its layers, the final norm; embedding and head the verifier's (frozen)."
+    """A DFlash draft: `fc` and `hidden_norm` over the verifier's states, its layers, the final
+    norm; embedding and head the verifier's (frozen)."""
     def __init__(self, cfg:dict,                # its config (`dflash_config`)
-                 head:dict,                     # the verifier's `embed_tokens` and `lm_head` (`dflash_head`)
-                 rows:torch.Tensor|None=None):  # the draft vocabulary's token ids (sorted); None: all
+                 head:dict,                     # the verifier's `embed_tokens` and `lm_head`
+                                                # (`dflash_head`)
+                 rows:torch.Tensor|None=None):  # the draft vocabulary's token ids (sorted); None:
+                                                # all
         super().__init__()
         H, n = cfg["hidden_size"], len(cfg["dflash_config"]["target_layer_ids"])
         self.cfg, self.mask_token_id, self.block_size = cfg, cfg["dflash_config"]["mask_token_id"], cfg["block_size"]
         self.causal = bool(cfg["dflash_config"].get("causal", False))
         self.fc = nn.Linear(n * (cfg.get("target_hidden_size") or H), H, bias=False)
-        self.hidden_norm, self.norm = nn.RMSNorm(H, eps=cfg["rms_norm_eps"]), nn.RMSNorm(H, eps=cfg["rms_norm_eps"])
+        self.hidden_norm = nn.RMSNorm(H, eps=cfg["rms_norm_eps"])
+        self.norm = nn.RMSNorm(H, eps=cfg["rms_norm_eps"])
         self.layers = nn.ModuleList(DFlashLayer(cfg) for _ in range(cfg["num_hidden_layers"]))
         self.register_buffer("embed", head["embed_tokens"].float(), persistent=False)   # (V, H)
         V, dv = cfg["vocab_size"], cfg.get("draft_vocab_size") or cfg["vocab_size"]
@@ -151,20 +181,24 @@ class DFlashDraft(nn.Module):
             raise Eagle3Error(f"a draft vocabulary of {dv} tokens needs their {dv} ids (rows), got "
                               f"{None if rows is None else len(rows)}")
         self.register_buffer("rows", rows.long(), persistent=False)                      # (dv,)
-        if dv < V: self.register_buffer("d2t", rows.long() - torch.arange(dv))            # vLLM's offsets
-        self.lm_head = nn.Linear(H, dv, bias=False)                                       # the verifier's rows,
-        self.lm_head.weight.data.copy_(head["lm_head"].float()[rows])                     # frozen
+        if dv < V:   # vLLM's offsets
+            self.register_buffer("d2t", rows.long() - torch.arange(dv))
+        self.lm_head = nn.Linear(H, dv, bias=False)   # the verifier's rows, frozen
+        self.lm_head.weight.data.copy_(head["lm_head"].float()[rows])
         self.lm_head.weight.requires_grad_(False)
     def blocks(self, ids:torch.Tensor, anchors:torch.Tensor)->tuple:
-        "Query tokens and positions of the blocks anchored at anchors (B, A): (B, A*block_size) each."
+        """Query tokens and positions of the blocks anchored at anchors (B, A): (B, A*block_size)
+        each."""
         j = torch.arange(self.block_size, device=ids.device)
         tok = torch.full((*anchors.shape, self.block_size), self.mask_token_id, device=ids.device)
         tok[..., 0] = ids.gather(1, anchors.clamp(min=0))
         return tok.flatten(1), (anchors[..., None] + j).flatten(1)
     def allowed(self, anchors:torch.Tensor, T:int, ctx_len:torch.Tensor)->torch.Tensor:
-        "(B, Q, T + Q): a slot sees the context before its anchor (and inside the row) and its own block."
+        """(B, Q, T + Q): a slot sees the context before its anchor (and inside the row) and its own
+        block."""
         Bk, dev = self.block_size, anchors.device
-        a = anchors.repeat_interleave(Bk, 1)                                   # (B, Q) each slot's anchor
+        # (B, Q) each slot's anchor
+        a = anchors.repeat_interleave(Bk, 1)
         t = torch.arange(T, device=dev)
         ctx = (t[None, None] < a[..., None]) & (t[None, None] < ctx_len[:, None, None])
         blk = torch.arange(a.shape[1], device=dev) // Bk
@@ -172,9 +206,12 @@ class DFlashDraft(nn.Module):
         if self.causal:
             q = torch.arange(a.shape[1], device=dev)
             own = own & (q[None] <= q[:, None])
-        return torch.cat([ctx, own.expand(a.shape[0], -1, -1)], -1)   # a padded block (-1) sees itself: no empty row
-    def forward(self, aux:torch.Tensor, ids:torch.Tensor, anchors:torch.Tensor, ctx_len:torch.Tensor|None=None):
-        "Normed outputs (B, A*block_size, H) of the blocks at anchors (B, A) (-1: none) over aux (B, T, n, H)."
+        # a padded block (-1) sees itself: no empty row
+        return torch.cat([ctx, own.expand(a.shape[0], -1, -1)], -1)
+    def forward(self, aux:torch.Tensor, ids:torch.Tensor, anchors:torch.Tensor,
+                ctx_len:torch.Tensor|None=None):
+        """Normed outputs (B, A*block_size, H) of the blocks at anchors (B, A) (-1: none) over aux
+        (B, T, n, H)."""
         B, T = ids.shape
         ctx_len = torch.full((B,), T, device=ids.device) if ctx_len is None else ctx_len
         ctx = self.hidden_norm(self.fc(aux.flatten(2).to(self.fc.weight.dtype)))   # (B, T, H)
@@ -187,7 +224,8 @@ class DFlashDraft(nn.Module):
         "Logits over the draft vocabulary (`rows` maps an index to its token id)."
         return self.lm_head(y)
     def exported(self)->dict:
-        "The tensors of its checkpoint (`dflash_shapes`): the verifier's head only where it is a draft vocabulary's."
+        """The tensors of its checkpoint (`dflash_shapes`): the verifier's head only where it is a
+        draft vocabulary's."""
         sd, keep = self.state_dict(), dflash_shapes(self.cfg)
         return {k: v for k, v in sd.items() if k in keep}
 
@@ -196,7 +234,8 @@ def draw_anchors(mask:torch.Tensor,   # (B, T) the loss mask
                  n:int,               # anchors a row at most
                  gen:torch.Generator|None=None,
                 )->torch.Tensor:
-    "(B, n) anchor positions a with mask[a+1] (the first guess scored), random, sorted; -1 where a row has fewer."
+    """(B, n) anchor positions a with mask[a+1] (the first guess scored), random, sorted; -1 where a
+    row has fewer."""
     B, T = mask.shape
     ok = torch.zeros_like(mask, dtype=torch.bool)
     ok[:, :-1] = mask[:, 1:].bool()
@@ -209,40 +248,47 @@ def draw_anchors(mask:torch.Tensor,   # (B, T) the loss mask
 
 def dflash_loss(model:DFlashDraft,   # the draft
                 batch:dict,          # input_ids, loss_mask, aux, last (padded rows)
-                head:dict,           # the verifier's `norm.weight` and `lm_head.weight` (`verifier_logits`)
+                head:dict,           # the verifier's `norm.weight` and `lm_head.weight`
+                                     # (`verifier_logits`)
                 eps:float,           # the verifier's rms_norm_eps
                 anchors:int=16,      # blocks a sample
                 gamma:float=7.0,     # slot j's loss weight exp(-(j-1)/gamma)
                 gen:torch.Generator|None=None,
                )->tuple[torch.Tensor, list, list]:
-    "Depth-weighted soft cross-entropy of a batch's blocks, and per-slot losses and accuracies (draft argmax == verifier's)."
+    """Depth-weighted soft cross-entropy of a batch's blocks, and per-slot losses and accuracies
+    (draft argmax == verifier's)."""
     ids, mask, Bk = batch["input_ids"], batch["loss_mask"].bool(), model.block_size
     B, T = ids.shape
     a = draw_anchors(mask, anchors, gen)                                  # (B, A)
     y = model(batch["aux"], ids, a, batch.get("lengths"))                 # (B, A*Bk, H)
     j = torch.arange(Bk, device=ids.device)
-    at = (a[..., None] + j).flatten(1)                                    # (B, Q) the token each slot guesses
+    # (B, Q) the token each slot guesses
+    at = (a[..., None] + j).flatten(1)
     slot = j.repeat(a.shape[1]).expand(B, -1)                             # (B, Q)
     scored = (slot > 0) & (a.repeat_interleave(Bk, 1) >= 0) & (at < T)
     scored &= mask.gather(1, at.clamp(0, T - 1))   # a padded block (-1) reads position 0, unscored
     bb, qq = scored.nonzero(as_tuple=True)
-    rows = None if len(model.rows) == model.cfg["vocab_size"] else model.rows     # the draft vocabulary
+    # the draft vocabulary
+    rows = None if len(model.rows) == model.cfg["vocab_size"] else model.rows
     p = verifier_logits(batch["last"][bb, at[bb, qq] - 1], head, rows, eps).softmax(-1)   # (n, dv)
     logp = model.logits(y[bb, qq]).log_softmax(-1)
     ce, hit, s = -(p * logp).sum(-1), (logp.argmax(-1) == p.argmax(-1)).float(), slot[bb, qq]
     w = torch.exp(-(s - 1).float() / gamma)
     loss = (w * ce).sum() / w.sum().clamp(min=1e-9)
-    per = [(ce[s == k].mean().item(), hit[s == k].mean().item()) if (s == k).any() else (float("nan"),) * 2
+    nan = (float("nan"), float("nan"))
+    per = [(ce[s == k].mean().item(), hit[s == k].mean().item()) if (s == k).any() else nan
            for k in range(1, Bk)]
     return loss, [x for x, _ in per], [h for _, h in per]
 
 # %% ../nbs/06c_dflash.ipynb #0cfacb42
 @torch.no_grad()
 def dflash_drafts(model:DFlashDraft, aux:torch.Tensor, ids:torch.Tensor, k:int, chunk:int=64)->torch.Tensor:
-    "(T, k) the draft's guesses after each position t of one sample: its block anchored at t+1, slots 1..k."
+    """(T, k) the draft's guesses after each position t of one sample: its block anchored at t+1,
+    slots 1..k."""
     if k > model.block_size - 1:
         raise Eagle3Error(f"k {k}: a draft trained on blocks of {model.block_size} guesses at most "
-                          f"{model.block_size - 1} tokens; use num_speculative_tokens <= {model.block_size - 1}")
+                          f"{model.block_size - 1} tokens; use num_speculative_tokens <= "
+                          f"{model.block_size - 1}")
     T, out = len(ids), torch.zeros(len(ids), k, dtype=torch.long)
     for s in range(0, T - 1, chunk):
         a = torch.arange(s + 1, min(s + 1 + chunk, T))[None]              # anchors t+1
@@ -272,14 +318,16 @@ def export_dflash(model:DFlashDraft, out:str|Path, dtype:torch.dtype=torch.float
           for k, v in model.exported().items()}
     want = dflash_shapes(model.cfg)
     if (got := {k: tuple(v.shape) for k, v in sd.items()}) != want:
-        raise CheckpointError(f"DFlash tensors {sorted(set(got) ^ set(want))} differ from the config's table")
+        raise CheckpointError(f"DFlash tensors {sorted(set(got) ^ set(want))} differ from the "
+                              "config's table")
     save_file(sd, str(out/"model.safetensors"))
     write_json(out/"config.json", {**model.cfg, "torch_dtype": str(dtype).removeprefix("torch.")})
     return out
 
 # %% ../nbs/06c_dflash.ipynb #b3a74af3
 def dflash_head(head:dict)->dict:
-    "The verifier's embedding and output head (a data directory's `HiddenStates(...).head()`) as `DFlashDraft` takes them."
+    """The verifier's embedding and output head (a data directory's `HiddenStates(...).head()`) as
+    `DFlashDraft` takes them."""
     return {"embed_tokens": head["embed_tokens.weight"], "lm_head": head["lm_head.weight"]}
 
 def load_dflash(path:str|Path, head:dict)->DFlashDraft:
@@ -291,8 +339,10 @@ def load_dflash(path:str|Path, head:dict)->DFlashDraft:
     model = DFlashDraft(cfg, head, rows)
     missing, extra = model.load_state_dict({k: v if k == "d2t" else v.float() for k, v in sd.items()},
                                            strict=False)
-    if extra or set(missing) - {"lm_head.weight"}:   # the verifier's head is not shipped with all rows
-        raise CheckpointError(f"{path}: tensors {sorted(extra)} unexpected, {sorted(missing)} missing")
+    if extra or set(missing) - {"lm_head.weight"}:   # the verifier's head is not shipped with all
+                                                     # rows
+        raise CheckpointError(f"{path}: tensors {sorted(extra)} unexpected, {sorted(missing)} "
+                              "missing")
     return model
 
 def dflash_aux_ids(cfg:dict)->list[int]:
@@ -300,13 +350,15 @@ def dflash_aux_ids(cfg:dict)->list[int]:
     return [i + 1 for i in cfg["dflash_config"]["target_layer_ids"]]
 
 # %% ../nbs/06c_dflash.ipynb #85231b74
-GAMMA = {16: 7.0, 10: 5.0, 8: 4.0}   # DFlash's loss decay by block size; others: (block_size - 1) / 2
+# DFlash's loss decay by block size; others: (block_size - 1) / 2
+GAMMA = {16: 7.0, 10: 5.0, 8: 4.0}
 
 def collate(samples:list)->dict:
     "Samples padded to the longest: input_ids, loss_mask, aux, last and each row's length."
     n, T = len(samples), max(len(s["input_ids"]) for s in samples)
     aux0, last0 = samples[0]["aux"], samples[0]["last"]
-    b = {"input_ids": torch.zeros(n, T, dtype=torch.long), "loss_mask": torch.zeros(n, T, dtype=torch.long),
+    b = {"input_ids": torch.zeros(n, T, dtype=torch.long),
+         "loss_mask": torch.zeros(n, T, dtype=torch.long),
          "aux": torch.zeros(n, T, *aux0.shape[1:]), "last": torch.zeros(n, T, last0.shape[-1]),
          "lengths": torch.tensor([len(s["input_ids"]) for s in samples])}
     for i, s in enumerate(samples):
@@ -315,9 +367,12 @@ def collate(samples:list)->dict:
         b["aux"][i, :t], b["last"][i, :t] = s["aux"].float(), s["last"].float()
     return b
 
-def train_dflash(data,                        # an extraction directory (`HiddenStates`) or a list of samples
-                 cfg:dict,                    # the draft's config (`dflash_config`), its aux ids the data's
-                 head:dict,                   # the verifier's head: `norm.weight`, `lm_head.weight`, `embed_tokens.weight`
+def train_dflash(data,                        # an extraction directory (`HiddenStates`) or a list
+                                              # of samples
+                 cfg:dict,                    # the draft's config (`dflash_config`), its aux ids
+                                              # the data's
+                 head:dict,                   # the verifier's head: `norm.weight`,
+                                              # `lm_head.weight`, `embed_tokens.weight`
                  out:str|Path|None=None,      # where the draft is exported (None: not exported)
                  *,
                  epochs:float,                # passes over the data (a run's: `TrainConfig.epochs`)
@@ -333,25 +388,29 @@ def train_dflash(data,                        # an extraction directory (`Hidden
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     rows = None
-    if (dv := cfg.get("draft_vocab_size")) and dv < cfg["vocab_size"]:   # the data's most frequent tokens
+    # the data's most frequent tokens
+    if (dv := cfg.get("draft_vocab_size")) and dv < cfg["vocab_size"]:
         counts = (data.token_counts() if hasattr(data, "token_counts") else
                   torch.bincount(torch.cat([s["input_ids"][s["loss_mask"].bool()] for s in data]),
                                  minlength=cfg["vocab_size"]))
         rows = draft_vocab(counts, dv)[1].nonzero().flatten()
     model = DFlashDraft(cfg, dflash_head(head), rows)
-    vh = {"norm.weight": head["norm.weight"].float(), "lm_head.weight": head["lm_head.weight"].float()}
+    vh = {"norm.weight": head["norm.weight"].float(),
+          "lm_head.weight": head["lm_head.weight"].float()}
     B = cfg["block_size"]
     gamma = gamma or GAMMA.get(B, (B - 1) / 2)
     steps = max(1, int(epochs * len(data) / batch_size))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+        opt,
+        lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
     order, hist = [], []
     for step in tqdm(range(steps), desc="train dflash", unit="step"):
         if len(order) < batch_size: order += torch.randperm(len(data), generator=gen).tolist()
         idx, order = order[:batch_size], order[batch_size:]
-        loss, per, acc = dflash_loss(model, collate([data[i] for i in idx]), vh, eps, anchors, gamma, gen)
+        loss, per, acc = dflash_loss(model, collate([data[i] for i in idx]), vh, eps, anchors,
+                                     gamma, gen)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -374,10 +433,12 @@ def dflash_problems(cfg:dict,                 # the draft's config.json
     out, dc = [], cfg.get("dflash_config") or {}
     if cfg.get("architectures") != [DFLASH_ARCH]:
         out.append(("architectures", cfg.get("architectures"), [DFLASH_ARCH],
-                    f"set architectures to [\"{DFLASH_ARCH}\"]: the name vLLM registers DFlash drafts under"))
+                    f"set architectures to [\"{DFLASH_ARCH}\"]: the name vLLM registers DFlash "
+                    "drafts under"))
     ids, L = dc.get("target_layer_ids"), v.num_hidden_layers
     if not ids or any(not 0 <= i < L for i in ids) or len(set(ids)) != len(ids):
-        out.append(("dflash_config.target_layer_ids", ids, f"distinct ids in 0..{L - 1} (output of layer k)",
+        out.append(("dflash_config.target_layer_ids", ids, f"distinct ids in 0..{L - 1} (output of "
+                                                           "layer k)",
                     "set the verifier layers the draft was trained on (aux id k is DFlash id k - 1)"))
     H = v.text["hidden_size"]
     if (cfg.get("target_hidden_size") or cfg.get("hidden_size")) != H:
@@ -386,15 +447,18 @@ def dflash_problems(cfg:dict,                 # the draft's config.json
     fc = (tensors or {}).get("fc.weight")
     if fc is not None and ids and fc[1] != len(ids) * H:
         out.append(("fc.weight", list(fc), [cfg.get("hidden_size"), len(ids) * H],
-                    f"fc reads {fc[1] // H} target layers, the config names {len(ids)} ({ids}): set "
-                    f"target_layer_ids to the {fc[1] // H} layers the draft was trained on"))
+                    f"fc reads {fc[1] // H} target layers, the config names {len(ids)} ({ids}): "
+                    f"set target_layer_ids to the {fc[1] // H} layers the draft was trained on"))
     mask = dc.get("mask_token_id", cfg.get("mask_token_id"))
     if mask is None or not 0 <= mask < v.vocab_size:
         out.append(("dflash_config.mask_token_id", mask, f"a token id in 0..{v.vocab_size - 1}",
-                    "set the token the draft's masked slots were trained with (a reserved special token)"))
+                    "set the token the draft's masked slots were trained with (a reserved special "
+                    "token)"))
     if cfg.get("head_dim") is None:
-        out.append(("head_dim", None, "explicit", "write head_dim: vLLM falls back to hidden_size / "
-                    "num_attention_heads, which is wrong wherever the verifier's heads are not that wide"))
+        out.append(("head_dim", None, "explicit", "write head_dim: vLLM falls back to hidden_size "
+                                                  "/ "
+                    "num_attention_heads, which is wrong wherever the verifier's heads are not "
+                    "that wide"))
     if tensors is not None and not out:
         want = dflash_shapes(cfg)
         for n in sorted(set(want) | set(tensors)):
@@ -403,6 +467,6 @@ def dflash_problems(cfg:dict,                 # the draft's config.json
     B = cfg.get("block_size") or dc.get("block_size")
     if k is not None and B is not None and k > B - 1:
         out.append(("num_speculative_tokens", k, f"<= {B - 1} (block_size {B} - 1)",
-                    f"serve with num_speculative_tokens {B - 1} or fewer: the draft was trained to guess "
-                    f"{B - 1} tokens a block"))
+                    f"serve with num_speculative_tokens {B - 1} or fewer: the draft was trained to "
+                    f"guess {B - 1} tokens a block"))
     return out
