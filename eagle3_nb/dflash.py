@@ -15,11 +15,12 @@ from .verifier import Verifier
 from .derive import reserved_token, resolve_head_dim
 from .objective import acceptance_summary, accepted_lengths, verifier_logits
 from .model import draft_vocab
+from .train import collate
 
 # %% auto #0
 __all__ = ['BLOCK_SIZE', 'GAMMA', 'target_layer_ids', 'dflash_config', 'dflash_shapes', 'rope', 'DFlashLayer', 'DFlashDraft',
            'draw_anchors', 'dflash_loss', 'dflash_drafts', 'dflash_acceptance', 'export_dflash', 'dflash_head',
-           'load_dflash', 'dflash_aux_ids', 'collate', 'train_dflash', 'dflash_problems']
+           'load_dflash', 'dflash_aux_ids', 'dflash_batch', 'train_dflash', 'dflash_problems']
 
 # %% ../nbs/06c_dflash.ipynb #dcb1b1ae
 BLOCK_SIZE = 16   # the published DFlash drafts' block: the anchor and 15 masked slots
@@ -353,19 +354,11 @@ def dflash_aux_ids(cfg:dict)->list[int]:
 # DFlash's loss decay by block size; others: (block_size - 1) / 2
 GAMMA = {16: 7.0, 10: 5.0, 8: 4.0}
 
-def collate(samples:list)->dict:
-    "Samples padded to the longest: input_ids, loss_mask, aux, last and each row's length."
-    n, T = len(samples), max(len(s["input_ids"]) for s in samples)
-    aux0, last0 = samples[0]["aux"], samples[0]["last"]
-    b = {"input_ids": torch.zeros(n, T, dtype=torch.long),
-         "loss_mask": torch.zeros(n, T, dtype=torch.long),
-         "aux": torch.zeros(n, T, *aux0.shape[1:]), "last": torch.zeros(n, T, last0.shape[-1]),
-         "lengths": torch.tensor([len(s["input_ids"]) for s in samples])}
-    for i, s in enumerate(samples):
-        t = len(s["input_ids"])
-        b["input_ids"][i, :t], b["loss_mask"][i, :t] = s["input_ids"], s["loss_mask"]
-        b["aux"][i, :t], b["last"][i, :t] = s["aux"].float(), s["last"].float()
-    return b
+def dflash_batch(samples:list)->dict:
+    "`collate`'s batch padded to the longest sample, its states in float32, and each row's length."
+    b = collate(samples)
+    lengths = torch.tensor([len(s["input_ids"]) for s in samples])
+    return b | {"aux": b["aux"].float(), "last": b["last"].float(), "lengths": lengths}
 
 def train_dflash(data,                        # an extraction directory (`HiddenStates`) or a list
                                               # of samples
@@ -409,7 +402,7 @@ def train_dflash(data,                        # an extraction directory (`Hidden
     for step in tqdm(range(steps), desc="train dflash", unit="step"):
         if len(order) < batch_size: order += torch.randperm(len(data), generator=gen).tolist()
         idx, order = order[:batch_size], order[batch_size:]
-        loss, per, acc = dflash_loss(model, collate([data[i] for i in idx]), vh, eps, anchors,
+        loss, per, acc = dflash_loss(model, dflash_batch([data[i] for i in idx]), vh, eps, anchors,
                                      gamma, gen)
         opt.zero_grad()
         loss.backward()
