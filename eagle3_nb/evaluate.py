@@ -27,7 +27,7 @@ _log = logger("evaluate")
 # %% auto #0
 __all__ = ['spec_metrics', 'vllm_generate', 'vllm_loads', 'plot_acceptance', 'plot_overview', 'plot_history',
            'heldout_from_baseline', 'first_difference', 'category_acceptance', 'speed_line', 'summary_md',
-           'category_md', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
+           'category_md', 'draft_offline', 'draft_sha256', 'evaluate_draft', 'trained_draft', 'probe_acceptance']
 
 # %% ../nbs/09_evaluate.ipynb #4d6e6e99
 def spec_metrics(metrics:list)->dict:
@@ -265,6 +265,21 @@ def category_md(cats:dict|None)->list[str]:
     return ["| category | prompts | acceptance length pooled | per request |", "|---|---|---|---|",
             *[f"| {c} | {a['prompts']} | {a['pooled']:.3f} | {a['per_request']:.3f} |" for c, a in cats.items()], ""]
 
+# %% ../nbs/09_evaluate.ipynb #266b3129
+def draft_offline(draft:str|Path,         # exported draft directory (EAGLE-3 or DFlash)
+                  hs:HiddenStates,         # the verifier's states on the answers scored
+                  k:int,                   # speculative tokens per step
+                  model:Eagle3Draft|None=None, # the EAGLE-3 draft to score; None: the export
+                 )->dict:
+    """`offline_acceptance` of a draft directory on `hs`, the verifier's embedding in it; a DFlash
+    draft by its own block drafting."""
+    head = hs.head()
+    if spec_method(read_json(Path(draft)/"config.json")) == "dflash":
+        return dflash_acceptance(load_dflash(draft, dflash_head(head)), hs, k)
+    if model is None: model = load_draft(draft, embed=head["embed_tokens.weight"])[0]
+    else: model.embed_tokens.weight.data.copy_(head["embed_tokens.weight"].float())
+    return offline_acceptance(model, hs, k)
+
 # %% ../nbs/09_evaluate.ipynb #460e484e
 def draft_sha256(draft:str|Path)->str:
     "sha256 of an exported draft's config and weights: which draft an evaluation measured."
@@ -345,9 +360,7 @@ def evaluate_draft(verifier:Verifier|str|Path,   # the verifier (its directory o
     if heldout_data is None:
         heldout_data = held if capture else heldout_from_baseline(verifier, prompts[:n], base, held,
                                                                   device, dtype, ids)
-    hs = HiddenStates(heldout_data)
-    if dflash: off = dflash_acceptance(load_dflash(draft, dflash_head(hs.head())), hs, k)
-    else: off = offline_acceptance(load_draft(draft, embed=hs.head()["embed_tokens.weight"])[0], hs, k)
+    off = draft_offline(draft, HiddenStates(heldout_data), k)
     acc = sw["levels"][sw["keep"]]["acceptance"]
     ev = {"prompts": n, "k": k, "max_tokens": max_tokens, "draft_sha256": sha,
           "greedy_identical": all(r["greedy_identical"] for r in sw["levels"]),
@@ -405,15 +418,17 @@ def probe_acceptance(verifier:Verifier|str|Path, # the verifier (its directory: 
     out, verifier = Path(out), Verifier.of(verifier)   # an entry point: read once, passed on
     spec = vllm_generate(verifier, prompts, draft=draft, k=k, max_tokens=max_tokens, dtype=dtype,
                          engine=engine)
-    model, conf = trained_draft(draft, trained)
-    ids = (read_manifest(data)["aux_layer_ids"] if data else
-           (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids"))
+    conf = read_json(Path(draft)/"config.json")
+    if spec_method(conf) == "dflash":   # a DFlash draft is exported as trained
+        model, ids = None, dflash_aux_ids(conf)
+    else:
+        model, conf = trained_draft(draft, trained)
+        ids = (conf.get("eagle_config") or {}).get("eagle_aux_hidden_state_layer_ids")
+    ids = read_manifest(data)["aux_layer_ids"] if data else ids
     xc = ExtractConfig(layer_ids=ids, compute_dtype=dtype, dtype="float32", device=device,
                        engine=engine or EngineConfig())
     extract(_answer_records(prompts, spec["texts"], "p"), verifier, out/"hidden_states", xc)
-    hs = HiddenStates(out/"hidden_states")
-    model.embed_tokens.weight.data.copy_(hs.head()["embed_tokens.weight"].float())
-    off = offline_acceptance(model, hs.path, k)
+    off = draft_offline(draft, HiddenStates(out/"hidden_states"), k, model)
     gap = spec["mean_acceptance_length"] - off["mean_acceptance_length"]
     res = {"vllm": spec["mean_acceptance_length"], "offline": off["mean_acceptance_length"],
            "gap": gap, "tol": tol,
