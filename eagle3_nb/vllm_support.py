@@ -182,7 +182,7 @@ def _kv_spec(tc:dict, dtype, block:int=16, mla:bool=False, window:int|None=None)
               head_size=tc.get("head_dim") or tc["hidden_size"] // heads, dtype=dtype)
     return SlidingWindowSpec(sliding_window=window, **kw) if window else FullAttentionSpec(**kw)
 
-def kv_cache_support(verifier:dict,           # the verifier's config
+def kv_cache_support(verifier:Verifier,       # the verifier
                      s:DraftSpec,             # the draft
                      device:str="cpu",        # cpu or cuda: the KV cache layout of its first
                                               # attention backend
@@ -195,7 +195,7 @@ def kv_cache_support(verifier:dict,           # the verifier's config
     from vllm.v1.attention.backends.utils import (get_supported_kv_cache_layouts,
                                                   resolve_kv_cache_layout)
     from vllm.v1.core.kv_cache_utils import get_kv_cache_groups
-    tc, dt = Verifier.of(verifier).text, torch_dtype(dtype)
+    tc, dt = verifier.text, torch_dtype(dtype)
     types = tc.get("layer_types") or ["full_attention"] * tc["num_hidden_layers"]
     mla = tc.get("kv_lora_rank") is not None
     specs = {f"model.layers.{i}.attn": _kv_spec(tc, dt, mla=mla, window=tc.get(
@@ -265,7 +265,7 @@ def mla_backend(device:str="cpu",      # only cpu is asked
     e = next(b for b in AttentionBackendEnum if b.value == path)
     return e.name, e.get_class()
 
-def mla_serving(verifier:dict,          # the verifier's config (an MLA text model)
+def mla_serving(verifier:Verifier,      # the verifier (an MLA text model)
                 dtype:str,              # the dtype vLLM would serve in
                 draft:bool=True,        # with an EAGLE-3 draft beside it (dense attention)
                 device:str="cpu",       # only cpu is asked; cuda answers "not checked"
@@ -274,7 +274,7 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
     with a draft if asked."""
     import vllm
     from vllm.v1.worker.utils import select_common_block_size
-    tc, v = Verifier.of(verifier).text, f"vLLM {vllm.__version__}"
+    tc, v = verifier.text, f"vLLM {vllm.__version__}"
     if device != "cpu": return True, f"not checked: {v}'s MLA backends are asked on cpu only"
     name, mla = mla_backend(device, dtype)
     if torch_dtype(dtype) not in mla.supported_dtypes:
@@ -300,7 +300,7 @@ def mla_serving(verifier:dict,          # the verifier's config (an MLA text mod
     return True, f"{v} serves it with {name} and the draft with {dense.get_name()} in {dtype}, {block}-token blocks"
 
 # %% ../nbs/03b_vllm_support.ipynb #ced5dfb9
-def mla_dtype(verifier:dict,     # the verifier's config (an MLA text model)
+def mla_dtype(verifier:Verifier, # the verifier (an MLA text model)
               dtype:str,         # the dtype wanted
               auto:bool=False,   # True: the other of bfloat16/float32 where `dtype` is refused
               draft:bool=True,   # with an EAGLE-3 draft beside it
@@ -314,22 +314,22 @@ def mla_dtype(verifier:dict,     # the verifier's config (an MLA text model)
         refused.append(why)
     raise Eagle3Error(" | ".join(refused))
 
-def serving_dtype(verifier:dict,     # the verifier's config
+def serving_dtype(verifier:Verifier, # the verifier
                   device:str,        # cpu or cuda
                   dtype:str="auto",  # a dtype, or auto: bfloat16 on a GPU, float32 on a CPU
                  )->str:
     """The dtype vLLM serves `verifier` and a draft in: on a CPU, for an MLA verifier, one the
     installed vLLM pairs."""
     dt = ("float32" if device == "cpu" else "bfloat16") if dtype == "auto" else dtype
-    if device == "cpu" and Verifier.of(verifier).mla:
+    if device == "cpu" and verifier.mla:
         dt = mla_dtype(verifier, dt, auto=dtype == "auto")[0]
     return dt
 
 # %% ../nbs/03b_vllm_support.ipynb #099005a8
-def moe_routing(verifier:dict)->tuple[bool, str]:
+def moe_routing(verifier:Verifier)->tuple[bool, str]:
     """(same, reason): whether vLLM scores a DeepSeek-V3 verifier's experts as `transformers` does
     (a sigmoid)."""
-    tc = Verifier.of(verifier).text
+    tc = verifier.text
     v3 = tc.get("model_type") in ("deepseek_v3", "kimi_k2") or tc.get("topk_method") == "noaux_tc"
     if not (v3 and tc.get("n_routed_experts")): return True, "no DeepSeek-V3 router"
     if tc.get("scoring_func", "softmax") == "sigmoid":
