@@ -146,6 +146,34 @@ def test_help_is_complete_for_every_subcommand(run):
         r = run(c, "--help")
         assert r.returncode == 0 and f"usage: eagle3 {c}" in r.stdout and "--config" in r.stdout, c
 
+def test_every_command_the_readme_shows_parses(tmp_path, monkeypatch, capsys):
+    "Each `eagle3 ...` line of the README's code blocks, as a user types it: parsed, with the values it names."
+    import re, shlex
+    from eagle3_nb.cli import parse
+    monkeypatch.chdir(tmp_path)   # `--print_config > run.yaml` then `--config run.yaml`
+    readme = (Path(__file__).parents[1]/"README.md").read_text()
+    lines = [l for block in re.findall(r"```sh\n(.*?)```", readme, re.S) for l in block.splitlines()
+             if l.startswith("eagle3 ")]
+    assert len(lines) >= 6, lines
+    for line in lines:
+        argv, to = shlex.split(line, comments=True)[1:], None
+        if ">" in argv: argv, to = argv[:argv.index(">")], argv[argv.index(">") + 1]
+        if to:   # `--print_config > FILE`: the settings as a file, exit 0
+            with pytest.raises(SystemExit) as e: parse(argv)
+            assert e.value.code in (0, None), line
+            (tmp_path/to).write_text(capsys.readouterr().out)
+            continue
+        a = parse(argv)
+        assert a.cmd == argv[0], line
+        for flag, value in zip(argv, argv[1:]):   # each `--name value` reached its setting
+            key = flag.removeprefix("--").replace("-", "_")
+            if flag.startswith("--") and not value.startswith("--") and key not in ("config", "preset"):
+                got = a
+                for part in key.split("."): got = got[part] if isinstance(got, dict) else getattr(got, part)
+                want = json.loads(value) if value.startswith("{") else value
+                same = str(got) == str(want) or (isinstance(got, (int, float)) and float(got) == float(want))
+                assert same, (line, flag, got)
+
 
 def test_run_stops_before_work_on_bad_input(tmp_path, run):
     "An architecture vLLM cannot speculate on, an empty prompt file, a misspelt setting: one line, exit 2, run dir untouched."
