@@ -73,7 +73,7 @@ def vllm_generate(verifier:Verifier|str|Path,     # the verifier (its directory 
                                 ExtractConfig(compute_dtype=dtype, engine=eng), layer_ids, dtype,
                                 llm=llm)
         t = time.perf_counter()
-        with cap, tqdm(total=len(prompts), desc=f"vLLM{' + EAGLE-3' if draft else ''}", unit="prompt") as bar:
+        with cap, tqdm(total=len(prompts), desc=f"vLLM{' + draft' if draft else ''}", unit="prompt") as bar:
             outs = llm.chat([r["messages"] for r in recs],
                             SamplingParams(max_tokens=max_tokens, temperature=0.0),
                             use_tqdm=VLLMBar(bar),
